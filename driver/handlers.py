@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The persistent handlers that run the driver on depsgraph updates and frame changes."""
+
+from __future__ import annotations
+
+import bpy
+from bpy.app.handlers import persistent
+
+from .evaluate import evaluate_armature
+
+
+def evaluate_scene(scene, depsgraph) -> None:
+    """Solve every chain of every armature in ``scene``, reading through ``depsgraph``.
+
+    Never raises: a handler that raises stops Blender's other handlers.
+    """
+    try:
+        if depsgraph is None:
+            depsgraph = bpy.context.evaluated_depsgraph_get()
+        rendering = depsgraph.mode == "RENDER"
+        if rendering and not bpy.app.background and not scene.render.use_lock_interface:
+            # Writing while the interface draws a render can crash Blender (BLENDER-NOTES).
+            return
+        for obj in scene.objects:
+            if obj.type == "ARMATURE" and obj.pose is not None and len(obj.two_bone_ik.chains):
+                evaluate_armature(obj, depsgraph)
+    except Exception as error:  # noqa: BLE001  never let an exception escape a handler
+        print(f"Two-Bone IK: {error!r}")
+
+
+@persistent
+def two_bone_ik_depsgraph_update_post(scene, depsgraph=None) -> None:
+    evaluate_scene(scene, depsgraph)
+
+
+@persistent
+def two_bone_ik_frame_change_post(scene, depsgraph=None) -> None:
+    evaluate_scene(scene, depsgraph)
+
+
+_HANDLERS = (
+    (bpy.app.handlers.depsgraph_update_post, two_bone_ik_depsgraph_update_post),
+    (bpy.app.handlers.frame_change_post, two_bone_ik_frame_change_post),
+)
+
+
+def _ours(function, name: str) -> bool:
+    # Match by name too: a reloaded module's old function object is still ours.
+    return function is not None and getattr(function, "__name__", None) == name
+
+
+def register() -> None:
+    for handler_list, function in _HANDLERS:
+        for existing in [f for f in handler_list if _ours(f, function.__name__)]:
+            handler_list.remove(existing)
+        handler_list.append(function)
+
+
+def unregister() -> None:
+    for handler_list, function in _HANDLERS:
+        for existing in [f for f in handler_list if _ours(f, function.__name__)]:
+            handler_list.remove(existing)

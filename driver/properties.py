@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Chain storage on the armature object: ``obj.two_bone_ik.chains`` and ``active_chain_index``."""
+
+import bpy
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
+
+# Chains must survive library overrides of the rig (the collection accepts inserted items).
+OVERRIDABLE = {"LIBRARY_OVERRIDABLE"}
+
+
+class TwoBoneIKChain(bpy.types.PropertyGroup):
+    """One two-bone chain: its bones, target, pole and the outputs of its last solve."""
+
+    # `name` comes from PropertyGroup.
+    enabled: BoolProperty(
+        name="Enabled", description="Solve this chain on every update", default=True, override=OVERRIDABLE
+    )
+    upper_bone: StringProperty(
+        name="Upper Bone", description="Pose bone at the chain's root (thigh, upper arm)", override=OVERRIDABLE
+    )
+    lower_bone: StringProperty(
+        name="Lower Bone",
+        description="Pose bone whose tail is the chain's end (shin, forearm); its parent is the upper bone",
+        override=OVERRIDABLE,
+    )
+    target: PointerProperty(
+        name="Target", description="Object whose origin the chain's end reaches for", type=bpy.types.Object,
+        override=OVERRIDABLE,
+    )
+    pole: PointerProperty(
+        name="Pole",
+        description="Object the joint (knee, elbow) bends toward; without one the chain bends as in its rest pose",
+        type=bpy.types.Object,
+        override=OVERRIDABLE,
+    )
+    influence: FloatProperty(
+        name="Influence",
+        description="Blend between the FK pose (0) and the full solve (1)",
+        default=1.0, min=0.0, max=1.0, subtype="FACTOR", override=OVERRIDABLE,
+    )
+
+    # Outputs, written by the driver on every solve (shown read-only).
+    reachable: BoolProperty(name="Reachable", description="The target was within the chain's reach")
+    too_close: BoolProperty(
+        name="Too Close", description="The target was unreachable because it was nearer the root than the folded chain"
+    )
+    shortfall: FloatProperty(
+        name="Shortfall",
+        description="World-space distance from the chain's end to the target (0 when reachable)",
+        subtype="DISTANCE", unit="LENGTH", min=0.0,
+    )
+    joint: FloatVectorProperty(
+        name="Joint", description="World-space position of the solved joint", size=3, subtype="TRANSLATION",
+        unit="LENGTH",
+    )
+    end: FloatVectorProperty(
+        name="End", description="World-space position of the solved end", size=3, subtype="TRANSLATION",
+        unit="LENGTH",
+    )
+    status: StringProperty(name="Status", description="Empty when the chain solved cleanly, else what to fix")
+
+    # The FK pose the solve blends from and the pose last written, as flat 4x4 matrix_basis values.
+    # When a bone's matrix_basis differs from what the driver wrote, the user or the animation set it:
+    # that becomes the new FK pose, so influence never blends from the driver's own output.
+    fk_upper: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
+    fk_lower: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
+    written_upper: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
+    written_lower: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
+    has_written: BoolProperty(options={"HIDDEN"}, override=OVERRIDABLE)
+
+
+class TwoBoneIKSettings(bpy.types.PropertyGroup):
+    """The two-bone IK chains of one armature object."""
+
+    chains: CollectionProperty(
+        type=TwoBoneIKChain, name="Chains", override={"LIBRARY_OVERRIDABLE", "USE_INSERTION"}
+    )
+    active_chain_index: IntProperty(
+        name="Active Chain", description="Index of the chain shown in the panel", default=0, min=0,
+        override=OVERRIDABLE,
+    )
+
+
+classes = (TwoBoneIKChain, TwoBoneIKSettings)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+    bpy.types.Object.two_bone_ik = PointerProperty(
+        type=TwoBoneIKSettings, name="Two-Bone IK", override=OVERRIDABLE
+    )
+
+
+def unregister() -> None:
+    del bpy.types.Object.two_bone_ik
+    _unregister_classes()

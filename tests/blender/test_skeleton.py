@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 2's end-to-end checks: operator add keeps the pose, random solves match the solver, handlers."""
+
+import random
+
+import addon_utils
+import bpy
+import pytest
+from blender_rig import MODULE, assert_close, make_empty, make_leg, world_head, world_tail
+from mathutils import Euler, Matrix, Vector
+
+from solver import solve_two_bone_ik
+
+TOLERANCE = 1e-5  # metres, Blender's float32 data on a ~1 m chain
+
+
+def add_with_operator(obj, lower="shin"):
+    """Run pose.two_bone_ik_add in Pose Mode with ``lower`` active; returns the new chain."""
+    bpy.context.view_layer.objects.active = obj
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        bpy.ops.object.mode_set(mode="POSE")
+    pose_bone = obj.pose.bones[lower]
+    with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=pose_bone):
+        assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
+    return obj.two_bone_ik.chains[-1]
+
+
+def test_add_operator_keeps_pose_on_transformed_armature(scene):
+    """A translated, rotated armature with a posed chain does not move when the operator adds a chain."""
+    obj = make_leg()
+    obj.location = (1.0, -2.0, 0.5)
+    obj.rotation_euler = (0.3, -0.2, 1.1)
+    bpy.context.view_layer.update()
+    obj.pose.bones["thigh"].rotation_mode = "XYZ"
+    obj.pose.bones["thigh"].rotation_euler = (0.4, 0.1, -0.2)
+    obj.pose.bones["shin"].rotation_quaternion = Euler((-0.7, 0.0, 0.05)).to_quaternion()
+    bpy.context.view_layer.update()
+    before = {bone: (world_head(obj, bone), world_tail(obj, bone)) for bone in ("thigh", "shin")}
+    chain = add_with_operator(obj)
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.update()
+    assert chain.status == "", chain.status
+    assert chain.reachable
+    for bone, (head, tail) in before.items():
+        assert_close(world_head(obj, bone), head, TOLERANCE)
+        assert_close(world_tail(obj, bone), tail, TOLERANCE)
+    assert_close(chain.target.matrix_world.translation, before["shin"][1], TOLERANCE)
+
+
+def test_add_operator_on_straight_chain_keeps_pose(scene):
+    """A straight chain keeps its pose and roll when a chain is added (the pole follows the rest bend side)."""
+    obj = make_leg(thigh=((0, 0, 2), (0, 0, 1)), shin=((0, 0, 1), (0, 0, 0)))
+    before = [Matrix(pose_bone.matrix) for pose_bone in obj.pose.bones]
+    add_with_operator(obj)
+    bpy.context.view_layer.update()
+    for pose_bone, matrix in zip(obj.pose.bones, before):
+        assert max(abs(p - q) for row_p, row_q in zip(pose_bone.matrix, matrix) for p, q in zip(row_p, row_q)) < 1e-5
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_targets_match_solver(scene, seed):
+    """For random targets and poles the evaluated tails sit on the solver's joint and end (armature space)."""
+    rng = random.Random(seed)
+    obj = make_leg()
+    obj.location = (rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(-3, 3))
+    obj.rotation_euler = (rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(-3, 3))
+    bpy.context.view_layer.update()
+    chain = add_with_operator(obj)
+    target, pole = chain.target, chain.pole
+    bone_upper, bone_lower = obj.data.bones["thigh"], obj.data.bones["shin"]
+    upper_length = (bone_lower.head_local - bone_upper.head_local).length
+    lower_length = bone_lower.length
+    for _ in range(25):
+        target.location = obj.matrix_world @ Vector([rng.uniform(-1.2, 1.2) for _ in range(3)])
+        pole.location = obj.matrix_world @ Vector([rng.uniform(-2, 2) for _ in range(3)])
+        bpy.context.view_layer.update()
+        to_armature = obj.matrix_world.inverted()
+        root = obj.pose.bones["thigh"].head
+        expected = solve_two_bone_ik(
+            root, to_armature @ target.location, to_armature @ pole.location, upper_length, lower_length,
+            tolerance=1e-6,
+        )
+        assert chain.status == "", chain.status
+        joint_world = obj.matrix_world @ Vector(expected.joint)
+        end_world = obj.matrix_world @ Vector(expected.end)
+        assert_close(world_tail(obj, "thigh"), joint_world, TOLERANCE)
+        assert_close(world_tail(obj, "shin"), end_world, TOLERANCE)
+        assert chain.reachable == expected.reachable
+        assert_close(chain.joint, joint_world, TOLERANCE)
+        assert_close(chain.end, end_world, TOLERANCE)
+        shortfall = 0.0 if expected.reachable else (end_world - target.location).length
+        assert chain.shortfall == pytest.approx(shortfall, abs=TOLERANCE)
+
+
+def test_unchanged_update_writes_nothing(scene):
+    """After a solve, further updates with nothing changed leave matrix_basis bit-identical (no self-feeding)."""
+    obj = make_leg()
+    chain = add_with_operator(obj)
+    chain.target.location.x += 0.2
+    bpy.context.view_layer.update()
+    written = [Matrix(pose_bone.matrix_basis) for pose_bone in obj.pose.bones]
+    for _ in range(3):
+        bpy.context.view_layer.update()
+        bpy.context.evaluated_depsgraph_get().update()
+    assert [Matrix(pose_bone.matrix_basis) for pose_bone in obj.pose.bones] == written
+
+
+def _our_handlers():
+    return {
+        name: [f for f in getattr(bpy.app.handlers, name) if getattr(f, "__module__", "").startswith(MODULE)]
+        for name in ("depsgraph_update_post", "frame_change_post")
+    }
+
+
+def test_enable_disable_twice_leaves_one_handler(scene):
+    """Disabling and enabling the extension twice leaves exactly one handler of ours per list, none when disabled."""
+    for _ in range(2):
+        addon_utils.disable(MODULE, default_set=True)
+        assert all(len(found) == 0 for found in _our_handlers().values())
+        assert not hasattr(bpy.types.Object, "two_bone_ik")
+        assert addon_utils.enable(MODULE, default_set=True, handle_error=None) is not None
+        assert all(len(found) == 1 for found in _our_handlers().values())
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert all(len(found) == 1 for found in _our_handlers().values())
+
+
+def test_panel_polls_for_armatures_only(scene):
+    """The sidebar panel shows for an active armature and hides for other objects."""
+    panel = bpy.types.VIEW3D_PT_two_bone_ik
+    obj = make_leg()
+    with bpy.context.temp_override(object=obj, active_object=obj):
+        assert panel.poll(bpy.context)
+    empty = make_empty("Empty", (0, 0, 0))
+    with bpy.context.temp_override(object=empty, active_object=empty):
+        assert not panel.poll(bpy.context)
