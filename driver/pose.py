@@ -17,47 +17,6 @@ from mathutils import Matrix, Quaternion, Vector
 PARALLEL = 1e-6
 
 
-class ChainRest(NamedTuple):
-    """Rest-pose geometry of a chain, armature space.
-
-    upper_direction: unit vector from the upper head to the lower head.
-    lower_direction: unit vector from the lower head to the lower tail.
-    normal:          unit rest bend-plane normal (upper's X axis for a straight rest chain).
-    pole_side:       unit direction from the rest chain's line towards its joint.
-    upper_length:    rest distance upper head -> lower head (metres, armature units).
-    lower_length:    rest length of the lower bone.
-    """
-
-    upper_direction: Vector
-    lower_direction: Vector
-    normal: Vector
-    pole_side: Vector
-    upper_length: float
-    lower_length: float
-
-
-def chain_rest(upper_bone, lower_bone) -> ChainRest:
-    """Rest geometry from two ``bpy.types.Bone`` (armature-space rest data)."""
-    head = upper_bone.head_local
-    joint = lower_bone.head_local
-    tail = lower_bone.tail_local
-    upper = joint - head
-    lower = tail - joint
-    upper_length, lower_length = upper.length, lower.length
-    upper_direction = upper.normalized() if upper_length > 0.0 else upper_bone.matrix_local.col[1].xyz.normalized()
-    lower_direction = lower.normalized() if lower_length > 0.0 else lower_bone.matrix_local.col[1].xyz.normalized()
-    normal = upper_direction.cross(lower_direction)
-    if normal.length <= PARALLEL:
-        # Straight rest chain: Blender's usual hinge axis, the upper bone's local X.
-        normal = upper_bone.matrix_local.col[0].xyz
-    normal = _orthonormal(normal, upper_direction)
-    reach = tail - head
-    forward = reach.normalized() if reach.length > PARALLEL * (upper_length + lower_length) else upper_direction
-    # The joint sits on this side of the root-end line (n = s x f for a bent chain).
-    pole_side = forward.cross(normal).normalized()
-    return ChainRest(upper_direction, lower_direction, normal, pole_side, upper_length, lower_length)
-
-
 def _orthonormal(vector: Vector, axis: Vector) -> Vector:
     """``vector`` with its ``axis`` component removed, normalised."""
     return (vector - vector.dot(axis) * axis).normalized()
@@ -100,29 +59,108 @@ def _with_rotation(basis: Matrix, rotation: Quaternion) -> Matrix:
     return Matrix.LocRotScale(location, rotation, scale)
 
 
+def to_pose(bone, basis: Matrix, parent_matrix: Matrix | None) -> Matrix:
+    """Pose matrix (armature space) of ``bone`` for a ``matrix_basis``, under its parent's pose matrix."""
+    if parent_matrix is None:
+        return bone.convert_local_to_pose(basis, bone.matrix_local)
+    return bone.convert_local_to_pose(
+        basis, bone.matrix_local, parent_matrix=parent_matrix, parent_matrix_local=bone.parent.matrix_local
+    )
+
+
+def to_basis(bone, pose_matrix: Matrix, parent_matrix: Matrix | None) -> Matrix:
+    """``matrix_basis`` that gives ``bone`` the armature-space ``pose_matrix``; honours every inherit flag."""
+    if parent_matrix is None:
+        return bone.convert_local_to_pose(pose_matrix, bone.matrix_local, invert=True)
+    return bone.convert_local_to_pose(
+        pose_matrix, bone.matrix_local, parent_matrix=parent_matrix,
+        parent_matrix_local=bone.parent.matrix_local, invert=True,
+    )
+
+
+class ChainShape(NamedTuple):
+    """The chain as its FK location and scale channels make it, before any rotation; armature space.
+
+    Solving from this shape instead of the bare rest pose keeps pose scale, inherit flags and
+    Local Location exact: the solver gets the lengths the bones really have.
+
+    head, joint, tail:            the upper head, lower head and lower tail (the chain's root, joint, end).
+    upper_matrix, lower_matrix:   3x3 orientation (with scale) of each bone in this shape.
+    normal:                       unit bend-plane normal (the upper bone's X axis for a straight chain).
+    pole_side:                    unit direction from the root-end line towards the joint.
+    upper_length, lower_length:   |joint - head| and |tail - joint|.
+    """
+
+    head: Vector
+    joint: Vector
+    tail: Vector
+    upper_matrix: Matrix
+    lower_matrix: Matrix
+    normal: Vector
+    pole_side: Vector
+    upper_length: float
+    lower_length: float
+
+
+def chain_rest(upper_bone, lower_bone) -> ChainShape:
+    """The chain's rest-pose :class:`ChainShape` (armature-space rest data, no parent pose)."""
+    identity = Matrix.Identity(4)
+    return chain_shape(upper_bone, lower_bone, None, identity, identity)
+
+
+def _unrotated(basis: Matrix) -> Matrix:
+    location, _, scale = basis.decompose()
+    return Matrix.LocRotScale(location, Quaternion(), scale)
+
+
+def chain_shape(upper_bone, lower_bone, parent_matrix: Matrix | None, fk_upper: Matrix, fk_lower: Matrix) -> ChainShape:
+    """The :class:`ChainShape` for FK bases ``fk_upper``/``fk_lower`` under the upper bone's parent pose."""
+    upper_pose = to_pose(upper_bone, _unrotated(fk_upper), parent_matrix)
+    lower_pose = to_pose(lower_bone, _unrotated(fk_lower), upper_pose)
+    head = upper_pose.translation
+    joint = lower_pose.translation
+    tail = lower_pose @ Vector((0.0, lower_bone.length, 0.0))
+    upper, lower = joint - head, tail - joint
+    upper_length, lower_length = upper.length, lower.length
+    upper_matrix, lower_matrix = upper_pose.to_3x3(), lower_pose.to_3x3()
+    upper_direction = upper / upper_length if upper_length > 0.0 else upper_matrix.col[1].normalized()
+    lower_direction = lower / lower_length if lower_length > 0.0 else lower_matrix.col[1].normalized()
+    normal = upper_direction.cross(lower_direction)
+    if normal.length <= PARALLEL:
+        # Straight chain: Blender's usual hinge axis, the upper bone's local X.
+        normal = upper_matrix.col[0].normalized()
+    normal = _orthonormal(normal, upper_direction)
+    reach = tail - head
+    forward = reach.normalized() if reach.length > PARALLEL * (upper_length + lower_length) else upper_direction
+    # The joint sits on this side of the root-end line (n = side x forward for a bent chain).
+    pole_side = forward.cross(normal).normalized()
+    return ChainShape(
+        head, joint, tail, upper_matrix, lower_matrix, normal, pole_side, upper_length, lower_length
+    )
+
+
 def solve_bases(
     upper_bone,
     lower_bone,
-    rest: ChainRest,
+    shape: ChainShape,
     parent_matrix: Matrix | None,
-    root: Vector,
     joint: Vector,
     end: Vector,
     normal: Vector,
     fk_upper: Matrix,
     fk_lower: Matrix,
-) -> tuple[Matrix, Matrix]:
-    """The two ``matrix_basis`` values that put the chain on (root, joint, end).
+) -> tuple[Matrix, Matrix, Matrix]:
+    """The two ``matrix_basis`` values that put the chain on (shape.head, joint, end).
 
     Parameters
     ----------
     upper_bone, lower_bone : bpy.types.Bone
         The chain's bones (rest data and inherit flags).
-    rest : ChainRest
-        From :func:`chain_rest`.
+    shape : ChainShape
+        From :func:`chain_shape` with the same FK bases.
     parent_matrix : Matrix or None
         The upper bone's parent's pose matrix (armature space), None for a root bone.
-    root, joint, end : Vector
+    joint, end : Vector
         Solved positions, armature space.
     normal : Vector
         Unit solved bend-plane normal (:func:`solved_normal`).
@@ -131,51 +169,34 @@ def solve_bases(
 
     Returns
     -------
-    (Matrix, Matrix)
-        ``matrix_basis`` for the upper and the lower bone. ``Bone.convert_local_to_pose`` does the
-        space conversion, so every inherit flag and Local Location setting is honoured.
+    (Matrix, Matrix, Matrix)
+        ``matrix_basis`` for the upper and the lower bone, and the lower bone's resulting pose
+        matrix (the parent matrix of the end bone). ``Bone.convert_local_to_pose`` does the space
+        conversion, so every inherit flag and Local Location setting is honoured.
     """
-    upper_rest = upper_bone.matrix_local
-    lower_rest = lower_bone.matrix_local
-    upper_direction = (joint - root).normalized() if rest.upper_length > 0.0 else None
-    lower_direction = (end - joint).normalized() if rest.lower_length > 0.0 else None
-    # A zero-length bone keeps the other bone's turn (SPEC: the chain degenerates to one bone).
-    upper_turn = aim(
-        rest.upper_direction if upper_direction else rest.lower_direction,
-        rest.normal,
-        upper_direction or lower_direction,
-        normal,
-    )
-    lower_turn = aim(
-        rest.lower_direction if lower_direction else rest.upper_direction,
-        rest.normal,
-        lower_direction or upper_direction,
-        normal,
-    )
-
-    upper_pose = Matrix.Translation(root) @ (upper_turn @ upper_rest.to_3x3()).to_4x4()
-    if parent_matrix is None:
-        basis = upper_bone.convert_local_to_pose(upper_pose, upper_rest, invert=True)
-    else:
-        basis = upper_bone.convert_local_to_pose(
-            upper_pose, upper_rest, parent_matrix=parent_matrix,
-            parent_matrix_local=upper_bone.parent.matrix_local, invert=True,
-        )
-    upper_basis = _with_rotation(fk_upper, basis.to_quaternion())
+    root = shape.head
+    shape_upper = shape.joint - root
+    shape_lower = shape.tail - shape.joint
+    upper = joint - root if shape.upper_length > 0.0 else None
+    lower = end - joint if shape.lower_length > 0.0 else None
+    # A zero-length bone turns with the other bone (SPEC: the chain degenerates to one bone).
+    if upper is None:
+        shape_upper, upper = shape_lower, lower
+    if lower is None:
+        shape_lower, lower = shape_upper, upper
+    upper_turn = aim(shape_upper.normalized(), shape.normal, upper.normalized(), normal)
+    lower_turn = aim(shape_lower.normalized(), shape.normal, lower.normalized(), normal)
+    upper_basis = turned_basis(upper_bone, fk_upper, root, upper_turn @ shape.upper_matrix, parent_matrix)
     # The lower bone hangs from the upper bone's new pose matrix, not the stored one.
-    if parent_matrix is None:
-        upper_pose = upper_bone.convert_local_to_pose(upper_basis, upper_rest)
-    else:
-        upper_pose = upper_bone.convert_local_to_pose(
-            upper_basis, upper_rest, parent_matrix=parent_matrix,
-            parent_matrix_local=upper_bone.parent.matrix_local,
-        )
-    lower_pose = Matrix.Translation(joint) @ (lower_turn @ lower_rest.to_3x3()).to_4x4()
-    basis = lower_bone.convert_local_to_pose(
-        lower_pose, lower_rest, parent_matrix=upper_pose, parent_matrix_local=upper_rest, invert=True
-    )
-    lower_basis = _with_rotation(fk_lower, basis.to_quaternion())
-    return upper_basis, lower_basis
+    upper_pose = to_pose(upper_bone, upper_basis, parent_matrix)
+    lower_basis = turned_basis(lower_bone, fk_lower, joint, lower_turn @ shape.lower_matrix, upper_pose)
+    return upper_basis, lower_basis, to_pose(lower_bone, lower_basis, upper_pose)
+
+
+def turned_basis(bone, fk_basis: Matrix, head: Vector, orientation: Matrix, parent_matrix: Matrix | None) -> Matrix:
+    """``fk_basis`` with the rotation channel that gives the bone ``orientation`` (3x3, armature space)."""
+    wanted = Matrix.Translation(head) @ orientation.to_4x4()
+    return _with_rotation(fk_basis, to_basis(bone, wanted, parent_matrix).to_quaternion())
 
 
 def blend(fk: Matrix, solved: Matrix, influence: float) -> Matrix:

@@ -5,6 +5,7 @@ import bpy
 from bpy.props import (
     BoolProperty,
     CollectionProperty,
+    EnumProperty,
     FloatProperty,
     FloatVectorProperty,
     IntProperty,
@@ -16,35 +17,65 @@ from bpy.props import (
 OVERRIDABLE = {"LIBRARY_OVERRIDABLE"}
 
 
+def _resolve(self, context) -> None:
+    """Tag the armature so the next depsgraph update re-solves the chain with the new setting."""
+    self.id_data.update_tag()
+
+
 class TwoBoneIKChain(bpy.types.PropertyGroup):
     """One two-bone chain: its bones, target, pole and the outputs of its last solve."""
 
     # `name` comes from PropertyGroup.
     enabled: BoolProperty(
-        name="Enabled", description="Solve this chain on every update", default=True, override=OVERRIDABLE
+        name="Enabled", description="Solve this chain on every update", default=True, update=_resolve, override=OVERRIDABLE
     )
     upper_bone: StringProperty(
-        name="Upper Bone", description="Pose bone at the chain's root (thigh, upper arm)", override=OVERRIDABLE
+        name="Upper Bone", description="Pose bone at the chain's root (thigh, upper arm)", update=_resolve, override=OVERRIDABLE
     )
     lower_bone: StringProperty(
         name="Lower Bone",
         description="Pose bone whose tail is the chain's end (shin, forearm); its parent is the upper bone",
-        override=OVERRIDABLE,
+        update=_resolve, override=OVERRIDABLE,
     )
     target: PointerProperty(
         name="Target", description="Object whose origin the chain's end reaches for", type=bpy.types.Object,
-        override=OVERRIDABLE,
+        update=_resolve, override=OVERRIDABLE,
+    )
+    target_bone: StringProperty(
+        name="Target Bone",
+        description="When the target is an armature: the bone whose head the end reaches for",
+        update=_resolve, override=OVERRIDABLE,
     )
     pole: PointerProperty(
         name="Pole",
         description="Object the joint (knee, elbow) bends toward; without one the chain bends as in its rest pose",
         type=bpy.types.Object,
-        override=OVERRIDABLE,
+        update=_resolve, override=OVERRIDABLE,
+    )
+    pole_bone: StringProperty(
+        name="Pole Bone",
+        description="When the pole is an armature: the bone whose head the joint bends toward",
+        update=_resolve, override=OVERRIDABLE,
+    )
+    end_rotation: EnumProperty(
+        name="End Rotation",
+        description="Rotation of the end bone (the lower bone's child: foot, hand)",
+        items=(
+            ("FK", "FK", "The end bone keeps its own (FK or animated) rotation"),
+            ("TARGET", "Target", "The end bone matches the target's world rotation"),
+        ),
+        default="FK",
+        update=_resolve, override=OVERRIDABLE,
+    )
+    end_bone: StringProperty(
+        name="End Bone",
+        description="Child of the lower bone that End Rotation applies to (empty: its first child)",
+        update=_resolve, override=OVERRIDABLE,
     )
     influence: FloatProperty(
         name="Influence",
         description="Blend between the FK pose (0) and the full solve (1)",
-        default=1.0, min=0.0, max=1.0, subtype="FACTOR", override=OVERRIDABLE,
+        default=1.0, min=0.0, max=1.0, subtype="FACTOR", update=_resolve, override=OVERRIDABLE,
     )
 
     # Outputs, written by the driver on every solve (shown read-only).
@@ -74,7 +105,10 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     fk_lower: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
     written_upper: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
     written_lower: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
+    fk_end: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
+    written_end: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
     has_written: BoolProperty(options={"HIDDEN"}, override=OVERRIDABLE)
+    has_written_end: BoolProperty(options={"HIDDEN"}, override=OVERRIDABLE)
 
 
 class TwoBoneIKSettings(bpy.types.PropertyGroup):

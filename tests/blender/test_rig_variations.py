@@ -1,0 +1,349 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 4 points 1-5: every armature transform, bone layout, bone targets, influence, end rotation."""
+
+import math
+import random
+
+import bpy
+import pytest
+from blender_rig import add_chain, assert_close, make_empty, make_leg, world_head, world_tail
+from mathutils import Euler, Matrix, Vector
+
+from solver import solve_two_bone_ik
+
+BASE_THIGH = ((0, 0, 0), (0, 1, 0))
+BASE_SHIN = ((0, 1, 0), (0, 2, 0))
+BASE_JOINT = (0.6, 0.7599342, 0.25)
+BASE_END = (1.2, 0.0, 0.5)
+
+
+def expected_world(obj, chain):
+    """The solver's answer for the chain, computed in armature space and mapped to world space."""
+    upper, lower = obj.data.bones[chain.upper_bone], obj.data.bones[chain.lower_bone]
+    to_armature = obj.matrix_world.inverted()
+    result = solve_two_bone_ik(
+        obj.pose.bones[chain.upper_bone].head,
+        to_armature @ chain.target.matrix_world.translation,
+        to_armature @ chain.pole.matrix_world.translation,
+        (lower.head_local - upper.head_local).length,
+        lower.length,
+        tolerance=1e-6,
+    )
+    return obj.matrix_world @ Vector(result.joint), obj.matrix_world @ Vector(result.end), result.reachable
+
+
+def base_rig(**leg):
+    obj = make_leg(thigh=BASE_THIGH, shin=BASE_SHIN, **leg)
+    chain = add_chain(obj, make_empty("Target", BASE_END), make_empty("Pole", (1.2, 0.5, 0.5)))
+    bpy.context.view_layer.update()
+    return obj, chain
+
+
+TRANSFORMS = {
+    "translated": Matrix.Translation((3, -2, 1)),
+    "rotated": Euler((0.4, -1.2, 2.0)).to_matrix().to_4x4(),
+    "uniform": Matrix.Diagonal((2.5, 2.5, 2.5, 1)),
+    "non-uniform": Euler((0.3, 0.2, -0.5)).to_matrix().to_4x4() @ Matrix.Diagonal((1.0, 2.0, 0.5, 1)),
+    "mirrored": Matrix.Diagonal((-1, 1, 1, 1)),
+    "mirrored-rotated": Matrix.Translation((1, 1, 0)) @ Matrix.Diagonal((1, -1.5, 0.7, 1)) @ Euler((1, 0, 0)).to_matrix().to_4x4(),
+    "tiny": Matrix.Diagonal((0.01, 0.01, 0.01, 1)),
+    "huge": Matrix.Diagonal((100, 100, 100, 1)),
+}
+
+
+@pytest.mark.parametrize("name", TRANSFORMS)
+def test_every_armature_transform_solves_exactly(scene, name):
+    """Translated, rotated, scaled, non-uniformly and mirror-scaled armatures all solve in armature space."""
+    obj, chain = base_rig()
+    obj.matrix_world = TRANSFORMS[name]
+    bpy.context.view_layer.update()
+    scale = max(abs(value) for value in obj.matrix_world.to_scale())
+    rng = random.Random(name)
+    for _ in range(10):
+        chain.target.location = obj.matrix_world @ Vector([rng.uniform(-2.2, 2.2) for _ in range(3)])
+        chain.pole.location = obj.matrix_world @ Vector([rng.uniform(-3, 3) for _ in range(3)])
+        bpy.context.view_layer.update()
+        joint, end, reachable = expected_world(obj, chain)
+        assert chain.status == "", chain.status
+        tolerance = 1e-5 * 2.0 * scale  # relative to the chain's length
+        assert_close(world_head(obj, "shin"), joint, tolerance)
+        assert_close(world_tail(obj, "shin"), end, tolerance)
+        assert chain.reachable is reachable
+
+
+def test_c01_uniformly_scaled_armature(scene):
+    """C01: scale 0.1 rig with armature lengths 1 and 1 reaches world target (0.15, 0, 0)."""
+    obj = make_leg(thigh=BASE_THIGH, shin=BASE_SHIN)
+    obj.scale = (0.1, 0.1, 0.1)
+    chain = add_chain(obj, make_empty("Target", (0.15, 0, 0)), make_empty("Pole", (0, 0.2, 0)))
+    bpy.context.view_layer.update()
+    assert chain.reachable
+    assert_close(world_tail(obj, "thigh"), (0.075, 0.0661438, 0), 1e-5 * 0.2)
+    assert_close(world_tail(obj, "shin"), (0.15, 0, 0), 1e-5 * 0.2)
+
+
+def test_zero_scale_gives_status_then_recovers(scene):
+    """A zero armature scale is a status with no write; restoring the scale solves again."""
+    obj, chain = base_rig()
+    written = [m.matrix_basis.copy() for m in obj.pose.bones]
+    obj.scale = (1, 0, 1)
+    chain.target.location = (0.5, 0.5, 0.5)
+    bpy.context.view_layer.update()
+    assert "scale" in chain.status
+    assert [m.matrix_basis for m in obj.pose.bones] == written
+    obj.scale = (1, 1, 1)
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    joint, end, _ = expected_world(obj, chain)
+    assert_close(world_tail(obj, "shin"), end, 2e-5)
+
+
+def test_c02_straight_rest_chain_pole_decides(scene):
+    """C02: a straight rest chain gives the same solve from rest and after posing it by hand."""
+    obj, chain = base_rig()
+    assert_close(world_tail(obj, "thigh"), BASE_JOINT, 2e-5)
+    assert_close(world_tail(obj, "shin"), BASE_END, 2e-5)
+    chain.enabled = False
+    bpy.context.view_layer.update()
+    obj.pose.bones["thigh"].rotation_quaternion = Euler((0.3, 1.0, -2.0)).to_quaternion()
+    obj.pose.bones["shin"].rotation_quaternion = Euler((-1.3, 0.2, 0.7)).to_quaternion()
+    bpy.context.view_layer.update()
+    chain.enabled = True
+    bpy.context.view_layer.update()
+    assert_close(world_tail(obj, "thigh"), BASE_JOINT, 2e-5)
+    assert_close(world_tail(obj, "shin"), BASE_END, 2e-5)
+
+
+@pytest.mark.parametrize("roll", [0.0, 0.7, -2.5, math.pi])
+def test_any_roll_bends_toward_pole(scene, roll):
+    """Whatever the bones' roll, the knee bends toward the pole and the tip reaches the target."""
+    obj = make_leg(roll=roll)
+    chain = add_chain(obj, make_empty("Target", (0.2, -0.3, 0.2)), make_empty("Pole", (0, -1, 0.5)))
+    bpy.context.view_layer.update()
+    joint, end, _ = expected_world(obj, chain)
+    assert_close(world_tail(obj, "thigh"), joint, 1e-5)
+    assert_close(world_tail(obj, "shin"), end, 1e-5)
+    # The knee is a pure hinge: both bones turn the rest bend-plane normal onto the same axis.
+    turns = [
+        obj.pose.bones[name].matrix.to_3x3() @ obj.data.bones[name].matrix_local.to_3x3().inverted()
+        for name in ("thigh", "shin")
+    ]
+    rest_normal = Vector((0, 0.05, -0.5)).cross(Vector((0, -0.05, -0.5))).normalized()
+    assert (turns[0] @ rest_normal).angle(turns[1] @ rest_normal) < 1e-4
+
+
+def test_unconnected_bones(scene):
+    """An unconnected lower bone: upper length is head-to-head, the lower head lands on the joint."""
+    obj = make_leg(thigh=((0, 0, 1), (0, 0.1, 0.6)), shin=((0.1, 0.0, 0.5), (0.1, 0.05, 0.0)), connected=False)
+    chain = add_chain(obj, make_empty("Target", (0.3, -0.2, 0.3)), make_empty("Pole", (0, -1, 0.5)))
+    bpy.context.view_layer.update()
+    joint, end, reachable = expected_world(obj, chain)
+    assert chain.status == ""
+    assert reachable
+    assert_close(world_head(obj, "shin"), joint, 1e-5)
+    assert_close(world_tail(obj, "shin"), end, 1e-5)
+    assert_close(world_tail(obj, "shin"), (0.3, -0.2, 0.3), 1e-5)
+
+
+def add_hips(obj, head=(0, 0, -0.5), tail=(0, 0, 0)):
+    """Give the thigh a parent bone 'hips' (not connected)."""
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        bpy.ops.object.mode_set(mode="EDIT")
+        hips = obj.data.edit_bones.new("hips")
+        hips.head, hips.tail = head, tail
+        obj.data.edit_bones["thigh"].parent = hips
+        bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.view_layer.update()
+
+
+def test_animated_parent_above_chain(scene):
+    """A keyframed parent above the chain: each frame solves from the parent's pose of that frame."""
+    obj, chain = base_rig()
+    add_hips(obj)
+    hips = obj.pose.bones["hips"]
+    hips.rotation_mode = "XYZ"
+    for frame, angle in ((1, 0.0), (10, 0.8)):
+        hips.rotation_euler = (0.0, angle, 0.0)
+        hips.keyframe_insert("rotation_euler", frame=frame)
+    for frame in (1, 5, 10):
+        bpy.context.scene.frame_set(frame)
+        joint, end, _ = expected_world(obj, chain)
+        assert_close(world_tail(obj, "thigh"), joint, 2e-5)
+        assert_close(world_tail(obj, "shin"), end, 2e-5)
+
+
+def test_c11_inherit_rotation_off(scene):
+    """C11: with shin.use_inherit_rotation off the joint and end are still right."""
+    obj, chain = base_rig()
+    obj.data.bones["shin"].use_inherit_rotation = False
+    chain.target.location.x += 0.01
+    bpy.context.view_layer.update()
+    assert_close(world_tail(obj, "thigh"), expected_world(obj, chain)[0], 2e-5)
+    assert_close(world_tail(obj, "shin"), expected_world(obj, chain)[1], 2e-5)
+
+
+def test_c11_inherit_scale_none_with_scaled_thigh(scene):
+    """C11: shin.inherit_scale NONE and thigh pose scale (1, 1.5, 1): the solve uses the 1.5 m thigh, exactly."""
+    obj, chain = base_rig()
+    obj.data.bones["shin"].inherit_scale = "NONE"
+    obj.pose.bones["thigh"].scale = (1, 1.5, 1)
+    bpy.context.view_layer.update()
+    for target in ((1.2, 0, 0.5), (1.0, 0.8, -0.4)):
+        chain.target.location = target
+        bpy.context.view_layer.update()
+        expected = solve_two_bone_ik((0, 0, 0), target, (1.2, 0.5, 0.5), 1.5, 1.0, tolerance=1e-6)
+        assert chain.status == ""
+        assert_close(world_head(obj, "shin"), expected.joint, 2.5e-5)
+        assert_close(world_tail(obj, "thigh"), expected.joint, 2.5e-5)
+        assert_close(world_tail(obj, "shin"), expected.end, 2.5e-5)
+        assert_close(world_tail(obj, "shin"), target, 2.5e-5)
+
+
+def test_c12_local_location_off(scene):
+    """C12: thigh.use_local_location off under a posed hips bone: the thigh head stays, the solve is exact."""
+    obj, chain = base_rig()
+    add_hips(obj)
+    obj.data.bones["thigh"].use_local_location = False
+    obj.pose.bones["hips"].location = (0.3, 0.2, 0.5)
+    obj.pose.bones["thigh"].location = (0.1, 0.2, 0.0)
+    chain.enabled = False
+    bpy.context.view_layer.update()
+    head_before = world_head(obj, "thigh")
+    chain.enabled = True
+    chain.target.location = head_before + Vector((1.2, 0, 0.5))
+    chain.pole.location = head_before + Vector((1.2, 0.5, 0.5))
+    bpy.context.view_layer.update()
+    assert_close(world_head(obj, "thigh"), head_before, 1e-5)
+    assert_close(world_tail(obj, "thigh"), head_before + Vector(BASE_JOINT), 2e-5)
+    assert_close(world_tail(obj, "shin"), head_before + Vector(BASE_END), 2e-5)
+
+
+def test_bone_targets_on_the_same_armature(scene):
+    """Target and pole can be control bones of the chain's own armature; a bone target's point is its head."""
+    obj = make_leg(thigh=BASE_THIGH, shin=BASE_SHIN)
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        bpy.ops.object.mode_set(mode="EDIT")
+        for name, head in (("foot_ik", (1.2, 0, 0.5)), ("knee_pole", (1.2, 0.5, 0.5))):
+            control = obj.data.edit_bones.new(name)
+            control.head, control.tail = head, Vector(head) + Vector((0, 0, 0.2))
+        bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.view_layer.update()
+    chain = add_chain(obj, obj, obj)
+    chain.target_bone, chain.pole_bone = "foot_ik", "knee_pole"
+    obj.location = (0.5, 0.5, 0.5)
+    bpy.context.view_layer.update()
+    assert chain.status == "", chain.status
+    offset = Vector((0.5, 0.5, 0.5))
+    assert_close(world_tail(obj, "thigh"), Vector(BASE_JOINT) + offset, 2e-5)
+    assert_close(world_tail(obj, "shin"), Vector(BASE_END) + offset, 2e-5)
+    obj.pose.bones["foot_ik"].location = (0.0, 0.0, 0.3)  # bone-local: along the bone's Z
+    bpy.context.view_layer.update()
+    target = world_head(obj, "foot_ik")
+    assert_close(world_tail(obj, "shin"), target, 2e-5)
+
+
+def test_bone_target_in_chain_is_a_cycle(scene):
+    """A target bone that moves with the chain (the shin itself, or its child) is refused as a cycle."""
+    obj, chain = base_rig()
+    chain.target, chain.target_bone = obj, "shin"
+    bpy.context.view_layer.update()
+    assert "cycle" in chain.status
+
+
+def test_bone_target_on_other_armature(scene):
+    """A target bone on another armature object is read at its evaluated head."""
+    obj, chain = base_rig()
+    controls = make_leg(name="Controls", thigh=((1.0, 0.0, 0.0), (1.0, 0.0, 0.3)), shin=((1.0, 0.0, 0.3), (1.0, 0, 0.5)))
+    chain.target, chain.target_bone = controls, "shin"
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert_close(world_tail(obj, "shin"), (1.0, 0.0, 0.3), 2e-5)
+
+
+def test_c10_influence_is_stable_and_blends(scene):
+    """C10: influence 0 is the FK pose, 1 the full solve, 0.5 in between and stable over updates."""
+    obj, chain = base_rig()
+    fk = {bone: Euler((0.2, 0.1, -0.3)).to_quaternion() for bone in ("thigh", "shin")}
+    chain.enabled = False
+    bpy.context.view_layer.update()
+    for bone, rotation in fk.items():
+        obj.pose.bones[bone].rotation_quaternion = rotation
+    bpy.context.view_layer.update()
+    fk_tail = world_tail(obj, "shin")
+    chain.enabled = True
+    chain.influence = 0.0
+    bpy.context.view_layer.update()
+    assert_close(world_tail(obj, "shin"), fk_tail, 1e-6)
+    chain.influence = 1.0
+    bpy.context.view_layer.update()
+    assert_close(world_tail(obj, "shin"), BASE_END, 2e-5)
+    chain.influence = 0.5
+    bpy.context.view_layer.update()
+    half = world_tail(obj, "shin")
+    for _ in range(3):
+        bpy.context.view_layer.update()
+        assert_close(world_tail(obj, "shin"), half, 1e-7)
+    assert (half - fk_tail).length > 0.1 and (half - Vector(BASE_END)).length > 0.1
+    # Moving smoothly: a small change of influence moves the tip a little.
+    chain.influence = 0.51
+    bpy.context.view_layer.update()
+    assert (world_tail(obj, "shin") - half).length < 0.05
+    chain.influence = 0.0
+    bpy.context.view_layer.update()
+    assert_close(world_tail(obj, "shin"), fk_tail, 1e-6)
+
+
+def add_foot(obj):
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        bpy.ops.object.mode_set(mode="EDIT")
+        foot = obj.data.edit_bones.new("foot")
+        foot.head, foot.tail = obj.data.edit_bones["shin"].tail, obj.data.edit_bones["shin"].tail + Vector((0, 0, 0.3))
+        foot.parent = obj.data.edit_bones["shin"]
+        foot.use_connect = True
+        bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.view_layer.update()
+
+
+def test_end_rotation_target_matches_target_rotation(scene):
+    """End Rotation 'TARGET' gives the foot the target's world rotation; 'FK' keeps the foot's own."""
+    obj, chain = base_rig()
+    add_foot(obj)
+    obj.rotation_euler = (0.2, 0.0, 0.4)
+    chain.target.rotation_euler = (0.5, -0.3, 1.1)
+    chain.end_rotation = "TARGET"
+    bpy.context.view_layer.update()
+    assert chain.status == "", chain.status
+    foot_world = (obj.matrix_world @ obj.pose.bones["foot"].matrix).to_quaternion()
+    assert foot_world.rotation_difference(chain.target.matrix_world.to_quaternion()).angle < 1e-4
+    assert_close(world_head(obj, "foot"), expected_world(obj, chain)[1], 2e-5)
+    chain.end_rotation = "FK"
+    obj.pose.bones["foot"].rotation_quaternion = (1, 0, 0, 0)
+    bpy.context.view_layer.update()
+    foot_local = obj.pose.bones["foot"].matrix_basis.to_quaternion()
+    assert foot_local.angle < 1e-6
+
+
+def test_c13_constraints_on_chain_bones(scene):
+    """C13: a Limit Rotation on the shin: the chain reports the evaluated miss, never a false 'reachable'."""
+    obj, chain = base_rig()
+    limit = obj.pose.bones["shin"].constraints.new("LIMIT_ROTATION")
+    limit.use_limit_x, limit.min_x, limit.max_x = True, 0.0, math.radians(10)
+    limit.use_limit_y = limit.use_limit_z = True
+    chain.target.location = (0.3, 0.6, 0.8)
+    bpy.context.view_layer.update()
+    # The evaluated miss is read on the next solve (it needs the constraints' evaluated result).
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    tip = world_tail(obj, "shin")
+    miss = (tip - chain.target.location).length
+    assert miss > 0.1
+    assert not chain.reachable
+    assert chain.shortfall == pytest.approx(miss, abs=1e-5)
+    assert "Constraints on 'shin'" in chain.status
+    limit.influence = 0.0
+    bpy.context.view_layer.update()
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    assert chain.reachable
+    assert chain.status == ""
+    assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5)
