@@ -2,6 +2,7 @@
 """Chain storage on the armature object: ``obj.two_bone_ik.chains`` and ``active_chain_index``."""
 
 import bpy
+from . import readout
 from bpy.props import (
     BoolProperty,
     CollectionProperty,
@@ -78,7 +79,8 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         default=1.0, min=0.0, max=1.0, subtype="FACTOR", update=_resolve, override=OVERRIDABLE,
     )
 
-    # Outputs, written by the driver on every solve (shown read-only).
+    # Outputs of the last solve, read-only. Joint, end and shortfall are read live from the pose
+    # (no write per update, and constraints after the chain are included); the rest is written.
     reachable: BoolProperty(name="Reachable", description="The target was within the chain's reach")
     too_close: BoolProperty(
         name="Too Close", description="The target was unreachable because it was nearer the root than the folded chain"
@@ -86,15 +88,15 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     shortfall: FloatProperty(
         name="Shortfall",
         description="World-space distance from the chain's end to the target (0 when reachable)",
-        subtype="DISTANCE", unit="LENGTH", min=0.0,
+        subtype="DISTANCE", unit="LENGTH", get=lambda chain: readout.shortfall(chain),
     )
     joint: FloatVectorProperty(
-        name="Joint", description="World-space position of the solved joint", size=3, subtype="TRANSLATION",
-        unit="LENGTH",
+        name="Joint", description="World-space position of the joint (the lower bone's head)", size=3,
+        subtype="TRANSLATION", unit="LENGTH", get=lambda chain: readout.joint(chain),
     )
     end: FloatVectorProperty(
-        name="End", description="World-space position of the solved end", size=3, subtype="TRANSLATION",
-        unit="LENGTH",
+        name="End", description="World-space position of the chain's end (the lower bone's tail)", size=3,
+        subtype="TRANSLATION", unit="LENGTH", get=lambda chain: readout.end(chain),
     )
     status: StringProperty(name="Status", description="Empty when the chain solved cleanly, else what to fix")
 
