@@ -129,7 +129,6 @@ def evaluate_chain(obj, chain, depsgraph) -> None:
         status = str(error)
         _set_if_changed(chain, "reachable", False)
         _set_if_changed(chain, "too_close", False)
-        _set_if_changed(chain, "shortfall", 0.0)
     _set_if_changed(chain, "status", status)
 
 
@@ -209,27 +208,24 @@ def _solve_and_write(obj, chain, depsgraph) -> str:
         fk_end = _fk_basis(chain, "end", bones_eval[end.name].matrix_basis.copy(), rest_length)
         _set_if_changed(chain, "has_written_end", True)
         orientation = (to_armature.to_3x3() @ target_matrix.to_3x3()).normalized()
+        if not abs(orientation.determinant()) > 1e-6:  # False for NaN too
+            raise ChainError("Target has a zero or non-finite scale or rotation: keeping the last pose")
         solved_end = pose.turned_basis(end, fk_end, end_point, orientation, lower_pose)
         bases.append((chain, "end", end.name, pose.blend(fk_end, solved_end, chain.influence)))
     _write(obj, bases, length)
 
-    world_end = world @ end_point
     reachable = bool(result.reachable)
-    shortfall = 0.0 if reachable else (world_end - target_matrix.translation).length
     constrained = _constrained_bone(obj, (upper_bone.name, lower_bone.name))
     if constrained:
-        # Other constraints move the bones after us: report the miss of the evaluated pose (it
+        # Other constraints move the bones after us: judge reach by the evaluated pose (it
         # reflects the previous write, so it settles one update later), never a false "reachable".
         miss = (world @ bones_eval[lower_bone.name].tail - target_matrix.translation).length
         if miss > 10 * SOLVER_TOLERANCE * length * max(abs(v) for v in world.to_scale()):
-            reachable, shortfall = False, miss
+            reachable = False
             status = f"Constraints on '{constrained}' move the chain: its end misses the target"
     _set_if_changed(chain, "reachable", reachable)
-    _set_if_changed(chain, "shortfall", shortfall)
     fold = abs(shape.upper_length - shape.lower_length)
     _set_if_changed(chain, "too_close", not result.reachable and (target_point - root).length < fold)
-    _set_if_changed(chain, "joint", tuple(world @ joint))
-    _set_if_changed(chain, "end", tuple(world_end))
     return status
 
 

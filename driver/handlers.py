@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The persistent handlers that run the driver on depsgraph updates and frame changes."""
+"""The persistent handlers that run the driver on depsgraph updates, frame changes and file loads."""
 
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from .evaluate import evaluate_armature
 def evaluate_scene(scene, depsgraph) -> None:
     """Solve every chain of every armature in ``scene``, reading through ``depsgraph``.
 
-    Never raises: a handler that raises stops Blender's other handlers.
+    Linked armatures (not overridden) are skipped: their data belongs to the library, so the
+    driver writes nothing to them (case C14). So are armatures in Edit Mode: their bones are being
+    edited and ``data.bones`` is stale until Edit Mode ends. Never raises: a handler that raises
+    stops Blender's other handlers.
     """
     try:
         if depsgraph is None:
@@ -22,7 +25,13 @@ def evaluate_scene(scene, depsgraph) -> None:
             # Writing while the interface draws a render can crash Blender (BLENDER-NOTES).
             return
         for obj in scene.objects:
-            if obj.type == "ARMATURE" and obj.pose is not None and len(obj.two_bone_ik.chains):
+            if (
+                obj.type == "ARMATURE"
+                and obj.library is None
+                and not obj.data.is_editmode
+                and obj.pose is not None
+                and len(obj.two_bone_ik.chains)
+            ):
                 evaluate_armature(obj, depsgraph)
     except Exception as error:  # noqa: BLE001  never let an exception escape a handler
         print(f"Two-Bone IK: {error!r}")
@@ -38,9 +47,26 @@ def two_bone_ik_frame_change_post(scene, depsgraph=None) -> None:
     evaluate_scene(scene, depsgraph)
 
 
+@persistent
+def two_bone_ik_load_post(*_args) -> None:
+    """Solve the opened file's scene once.
+
+    Loading fires no depsgraph update, so a file whose pose is stale (saved with the extension
+    disabled, or a library that changed since) would otherwise show that pose until the next edit.
+    """
+    try:
+        context = bpy.context
+        if context.scene is None or context.view_layer is None:
+            return
+        evaluate_scene(context.scene, context.evaluated_depsgraph_get())
+    except Exception as error:  # noqa: BLE001  never let an exception escape a handler
+        print(f"Two-Bone IK: {error!r}")
+
+
 _HANDLERS = (
     (bpy.app.handlers.depsgraph_update_post, two_bone_ik_depsgraph_update_post),
     (bpy.app.handlers.frame_change_post, two_bone_ik_frame_change_post),
+    (bpy.app.handlers.load_post, two_bone_ik_load_post),
 )
 
 

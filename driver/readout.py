@@ -7,6 +7,8 @@ the active depsgraph keeps current.
 
 from __future__ import annotations
 
+import math
+
 from mathutils import Vector
 
 ORIGIN = (0.0, 0.0, 0.0)
@@ -49,4 +51,8 @@ def shortfall(chain) -> float:
     if chain.reachable or _lower(chain) is None:
         return 0.0
     point = target_point(chain)
-    return (Vector(end(chain)) - point).length if point is not None else 0.0
+    if point is None:
+        return 0.0
+    # In float64: mathutils is float32 and a far target's squared distance would overflow.
+    distance = math.dist(end(chain), tuple(point))
+    return distance if math.isfinite(distance) else 0.0

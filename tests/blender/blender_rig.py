@@ -99,3 +99,250 @@ def assert_close(actual, expected, tolerance: float) -> None:
     """Assert two 3-vectors are within ``tolerance`` (Euclidean)."""
     distance = (Vector(actual) - Vector(expected)).length
     assert distance <= tolerance, f"{tuple(actual)} != {tuple(expected)} (off by {distance:.3g} > {tolerance:.3g})"
+
+
+# --- Helpers for the lifecycle and failure tests ---------------------------------------------------
+
+HANDLER_LISTS = ("depsgraph_update_post", "frame_change_post", "load_post")
+
+
+def our_handlers() -> dict[str, list]:
+    """This extension's functions in each handler list it may use, by list name."""
+    return {
+        name: [f for f in getattr(bpy.app.handlers, name) if getattr(f, "__module__", "").startswith(MODULE)]
+        for name in HANDLER_LISTS
+    }
+
+
+def set_mode(obj, mode: str) -> None:
+    """Make ``obj`` active and switch it to ``mode`` ('OBJECT', 'POSE', 'EDIT') headless."""
+    bpy.context.view_layer.objects.active = obj
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        bpy.ops.object.mode_set(mode=mode)
+
+
+def add_chain_with_operator(obj, lower: str = "shin"):
+    """Run pose.two_bone_ik_add in Pose Mode with ``lower`` active; returns the new chain."""
+    set_mode(obj, "POSE")
+    pose_bone = obj.pose.bones[lower]
+    with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=pose_bone):
+        assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
+    return obj.two_bone_ik.chains[-1]
+
+
+def make_armature(name: str, bones) -> bpy.types.Object:
+    """An armature object from ``bones``: (name, head, tail, parent name or None, connected), armature space."""
+    data = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, data)
+    bpy.context.scene.collection.objects.link(obj)
+    set_mode(obj, "EDIT")
+    for bone_name, head, tail, parent, connected in bones:
+        edit_bone = data.edit_bones.new(bone_name)
+        edit_bone.head, edit_bone.tail = head, tail
+        if parent is not None:
+            edit_bone.parent = data.edit_bones[parent]
+            edit_bone.use_connect = connected
+    set_mode(obj, "OBJECT")
+    bpy.context.view_layer.update()
+    return obj
+
+
+def chain_length(obj, upper: str = "thigh", lower: str = "shin") -> float:
+    """Rest length of a chain (upper head -> lower head -> lower tail), armature units."""
+    bones = obj.data.bones
+    return (bones[lower].head_local - bones[upper].head_local).length + bones[lower].length
+
+
+def expected_world(obj, target_world, pole_world, upper: str = "thigh", lower: str = "shin"):
+    """World (joint, end, reachable) the solver gives for a world target and pole (SPEC D6).
+
+    The root is the upper bone's rest head: true for a root bone whose location is not posed.
+    """
+    from solver import solve_two_bone_ik
+
+    bones = obj.data.bones
+    world = obj.matrix_world
+    to_armature = world.inverted()
+    root = bones[upper].head_local
+    result = solve_two_bone_ik(
+        root,
+        to_armature @ Vector(target_world),
+        to_armature @ Vector(pole_world),
+        (bones[lower].head_local - root).length,
+        bones[lower].length,
+        tolerance=1e-6,
+    )
+    return world @ Vector(result.joint), world @ Vector(result.end), result.reachable
+
+
+def pose_snapshot(obj) -> list[tuple]:
+    """Every pose bone's matrix_basis as plain floats (compare bit for bit)."""
+    return [(pose_bone.name, tuple(v for row in pose_bone.matrix_basis for v in row)) for pose_bone in obj.pose.bones]
+
+
+def chain_snapshot(obj) -> list[dict]:
+    """Every stored property of every chain of ``obj`` as plain values (compare bit for bit)."""
+    snapshots = []
+    for chain in obj.two_bone_ik.chains:
+        values = {}
+        for prop in chain.bl_rna.properties:
+            if prop.identifier == "rna_type":
+                continue
+            value = getattr(chain, prop.identifier)
+            if prop.type == "POINTER":
+                value = value.name_full if value is not None else None
+            elif not isinstance(value, (str, bool, int, float)):
+                value = tuple(value)  # vectors and arrays
+            values[prop.identifier] = value
+        snapshots.append(values)
+    return snapshots
+
+
+def internal_errors() -> list[str]:
+    """Chains anywhere in the file whose status says an exception reached the driver's catch-all."""
+    found = []
+    for obj in bpy.data.objects:
+        if obj.type == "ARMATURE" and hasattr(obj, "two_bone_ik"):
+            for chain in obj.two_bone_ik.chains:
+                if chain.status.startswith("Internal error"):
+                    found.append(f"{obj.name}/{chain.name}: {chain.status}")
+    return found
+
+
+def fcurves(obj) -> list:
+    """The F-curves animating ``obj``: through the action slot's channelbag (4.4+), else action.fcurves."""
+    animation = obj.animation_data
+    if animation is None or animation.action is None:
+        return []
+    action = animation.action
+    slot = getattr(animation, "action_slot", None)
+    if slot is not None:
+        from bpy_extras import anim_utils
+
+        channelbag = anim_utils.action_get_channelbag_for_slot(action, slot)
+        return list(channelbag.fcurves) if channelbag is not None else []
+    return list(action.fcurves)
+
+
+def keyframe_snapshot(obj) -> dict:
+    """(data_path, index) -> every key's (co, handles, interpolation), to prove keys are untouched."""
+    return {
+        (fcurve.data_path, fcurve.array_index): [
+            (tuple(key.co), tuple(key.handle_left), tuple(key.handle_right), key.interpolation)
+            for key in fcurve.keyframe_points
+        ]
+        for fcurve in fcurves(obj)
+    }
+
+
+class UpdateProbe:
+    """Counts handler calls and pose/chain writes of the driver, without replacing it.
+
+    Installs one handler before the driver's and one after it in ``depsgraph_update_post`` and
+    ``frame_change_post``; a call whose armature snapshot differs between the two is a write.
+    Objects are looked up by name on each call (nothing held across updates).
+    """
+
+    def __init__(self, *armature_names: str):
+        self.names = armature_names
+        self.calls = {"depsgraph_update_post": 0, "frame_change_post": 0}
+        self.pose_writes = 0
+        self.chain_writes = 0
+        self.depth = self.max_depth = 0  # a driver that runs an update inside the handler nests calls
+        self._before = None
+        self._installed = []
+
+    def _state(self):
+        objects = [bpy.data.objects.get(name) for name in self.names]
+        return [(pose_snapshot(obj), chain_snapshot(obj)) for obj in objects if obj is not None]
+
+    def __enter__(self):
+        for list_name in self.calls:
+            handler_list = getattr(bpy.app.handlers, list_name)
+
+            def before(scene, depsgraph=None):
+                self.depth += 1
+                self.max_depth = max(self.max_depth, self.depth)
+                self._before = self._state()
+
+            def after(scene, depsgraph=None, list_name=list_name):
+                self.calls[list_name] += 1
+                self.depth -= 1
+                now = self._state()
+                if self._before is not None:
+                    self.pose_writes += sum(old[0] != new[0] for old, new in zip(self._before, now))
+                    self.chain_writes += sum(old[1] != new[1] for old, new in zip(self._before, now))
+                self._before = None
+
+            handler_list.insert(0, before)
+            handler_list.append(after)
+            self._installed += [(handler_list, before), (handler_list, after)]
+        return self
+
+    def __exit__(self, *exc):
+        for handler_list, function in self._installed:
+            if function in handler_list:
+                handler_list.remove(function)
+        return False
+
+
+def setup_marker_render(scene, obj, bone: str, center, size: float = 2.0, resolution: int = 256) -> str:
+    """Workbench, flat object colour, transparent film; an orthographic camera looking along +Y at
+    ``center`` (world x, z) covering ``size`` metres; a small cube bone-parented at ``bone``'s tail.
+
+    Returns the marker's name. Only the marker renders (armatures and empties do not).
+    """
+    import math
+
+    import bmesh
+
+    mesh = bpy.data.meshes.new("Marker")
+    builder = bmesh.new()
+    bmesh.ops.create_cube(builder, size=size / 50)
+    builder.to_mesh(mesh)
+    builder.free()
+    marker = bpy.data.objects.new("Marker", mesh)
+    scene.collection.objects.link(marker)
+    marker.parent, marker.parent_type, marker.parent_bone = obj, "BONE", bone  # sits at the bone's tail
+    marker.color = (1.0, 0.2, 0.0, 1.0)
+    camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
+    scene.collection.objects.link(camera)
+    camera.data.type, camera.data.ortho_scale = "ORTHO", size
+    camera.location = (center[0], -10.0, center[1])
+    camera.rotation_euler = (math.pi / 2, 0.0, 0.0)  # image x = world x, image up = world z
+    scene.camera = camera
+    render = scene.render
+    render.engine = "BLENDER_WORKBENCH"
+    render.resolution_x = render.resolution_y = resolution
+    render.resolution_percentage = 100
+    render.film_transparent = True
+    render.image_settings.file_format = "PNG"
+    render.image_settings.color_mode = "RGBA"
+    scene.display.shading.light = "FLAT"
+    scene.display.shading.color_type = "OBJECT"
+    return marker.name
+
+
+def marker_world(path, center, size: float = 2.0):
+    """World (x, z) of the alpha-weighted centroid of a ``setup_marker_render`` image, or None if empty."""
+    image = bpy.data.images.load(str(path), check_existing=False)
+    try:
+        width, height = image.size
+        pixels = image.pixels[:]
+    finally:
+        bpy.data.images.remove(image)
+    total = sum_x = sum_y = 0.0
+    for index in range(width * height):
+        alpha = pixels[4 * index + 3]
+        if alpha > 0.0:
+            row, column = divmod(index, width)  # rows start at the bottom
+            total += alpha
+            sum_x += alpha * (column + 0.5)
+            sum_y += alpha * (row + 0.5)
+    if total == 0.0:
+        return None
+    metres = size / max(width, height)
+    return (
+        center[0] + (sum_x / total - width / 2) * metres,
+        center[1] + (sum_y / total - height / 2) * metres,
+    )

@@ -1,0 +1,417 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 4, failures, in real Blender: every broken input becomes the chain's status, never an exception.
+
+Each test breaks the chain of armature "Leg" while armature "Other" keeps a healthy chain: the broken
+chain writes nothing (its last pose stays), says why, recovers when the input is fixed, and never
+stops the other chain (cases C07, C08, C09).
+"""
+
+import math
+
+import bpy
+import pytest
+from blender_rig import (
+    UpdateProbe,
+    add_chain,
+    assert_close,
+    chain_length,
+    expected_world,
+    internal_errors,
+    make_armature,
+    make_empty,
+    make_leg,
+    marker_world,
+    package,
+    pose_snapshot,
+    set_mode,
+    setup_marker_render,
+    world_tail,
+)
+from mathutils import Vector
+
+POLE = (0.0, 1.0, 0.5)
+OTHER_OFFSET = Vector((3.0, 0.0, 0.0))
+CONSOLE_ERRORS = ("Traceback", "Two-Bone IK:", "ReferenceError", "RecursionError")
+
+
+@pytest.fixture(autouse=True)
+def driver_never_raises(capfd):
+    """After each test: no traceback or driver error reached the console, no chain hit the catch-all."""
+    yield
+    out, err = capfd.readouterr()
+    for text in CONSOLE_ERRORS:
+        assert text not in out + err, f"{text!r} in the console:\n{out}{err}"
+    assert internal_errors() == []
+
+
+@pytest.fixture
+def legs(scene):
+    """Armature "Leg" (to break) at the origin and a healthy "Other" 3 m along x, each with a solved chain."""
+    leg = make_leg("Leg")
+    add_chain(leg, make_empty("Target", (0.3, 0.1, 0.4)), make_empty("Pole", POLE))
+    other = make_leg("Other")
+    other.location = OTHER_OFFSET
+    other_target = make_empty("Other Target", OTHER_OFFSET + Vector((0.3, 0.0, 0.4)))
+    add_chain(other, other_target, make_empty("Other Pole", OTHER_OFFSET + Vector(POLE)))
+    bpy.context.view_layer.update()
+    return leg, other
+
+
+def tolerance(obj, upper="thigh", lower="shin") -> float:
+    return 1e-5 * chain_length(obj, upper, lower)
+
+
+def assert_solved(obj, target, pole, upper="thigh", lower="shin") -> None:
+    joint, end, _ = expected_world(obj, target, pole, upper, lower)
+    assert_close(world_tail(obj, upper), joint, tolerance(obj, upper, lower))
+    assert_close(world_tail(obj, lower), end, tolerance(obj, upper, lower))
+
+
+def exercise() -> None:
+    """Run every evaluation path once: a depsgraph update and a frame change."""
+    scene = bpy.context.scene
+    bpy.context.view_layer.update()
+    scene.frame_set(scene.frame_current + 1)
+    bpy.context.view_layer.update()
+
+
+def assert_other_solves(step: int = 0) -> None:
+    """Armature "Other" follows a target move, whatever happened to "Leg"."""
+    other = bpy.data.objects["Other"]
+    chain = other.two_bone_ik.chains[0]
+    location = OTHER_OFFSET + Vector((0.2 - 0.05 * step, 0.1, 0.3 + 0.02 * step))
+    chain.target.location = location
+    exercise()
+    assert chain.status == ""
+    assert_solved(other, location, chain.pole.location)
+
+
+def chain_of(obj):
+    return obj.two_bone_ik.chains[0]
+
+
+def test_deleted_target_stops_writing_and_recovers(legs):
+    """C08: deleting the target leaves the last pose with a status; a new target solves again."""
+    leg, _ = legs
+    before = pose_snapshot(leg)
+    bpy.data.objects.remove(bpy.data.objects["Target"])
+    exercise()
+    chain = chain_of(leg)
+    assert chain.target is None
+    assert "target" in chain.status.lower() and not chain.reachable
+    assert pose_snapshot(leg) == before
+    assert_other_solves()
+    chain.target = make_empty("New Target", (-0.2, 0.1, 0.4))
+    exercise()
+    assert chain.status == ""
+    assert_solved(leg, (-0.2, 0.1, 0.4), POLE)
+
+
+def test_deleted_pole_bends_as_in_rest_with_a_status(legs):
+    """C08: deleting the pole keeps solving with the rest-pose bend side (+Y for this leg) and says so."""
+    leg, _ = legs
+    bpy.data.objects.remove(bpy.data.objects["Pole"])
+    chain = chain_of(leg)
+    for location in ((0.3, -0.2, 0.5), (-0.4, 0.0, 0.2)):
+        chain.target.location = location
+        exercise()
+        assert chain.pole is None
+        assert "pole" in chain.status.lower()
+        # The rest joint lies on the +Y side of the root-end line; the root is at (0, 0, 1).
+        assert_solved(leg, location, (0.0, 1.0, 1.0))
+    assert_other_solves()
+
+
+@pytest.mark.parametrize("bone", ["thigh", "shin"])
+def test_bone_deleted_in_edit_mode_is_a_status(legs, bone):
+    """C08: deleting a chain bone in Edit Mode gives "bone '<name>' not found"; the other bone is not written."""
+    leg, _ = legs
+    kept = "shin" if bone == "thigh" else "thigh"
+    before = dict(pose_snapshot(leg))[kept]
+    set_mode(leg, "EDIT")
+    leg.data.edit_bones.remove(leg.data.edit_bones[bone])
+    bpy.data.objects["Target"].location = (-0.3, 0.2, 0.3)
+    bpy.context.view_layer.update()  # the handler runs while the armature is in Edit Mode
+    set_mode(leg, "OBJECT")
+    exercise()
+    chain = chain_of(leg)
+    assert f"bone '{bone}' not found" in chain.status.lower()
+    assert dict(pose_snapshot(leg))[kept] == before
+    assert_other_solves()
+
+
+def test_renamed_objects_keep_following(legs):
+    """C07: renaming the target, pole and armature keeps the chain following, with the new names shown."""
+    leg, _ = legs
+    bpy.data.objects["Target"].name = "Foot Goal"
+    bpy.data.objects["Pole"].name = "Knee Goal"
+    leg.name = "Hero Leg"
+    leg.data.name = "Hero Leg Bones"
+    chain = chain_of(bpy.data.objects["Hero Leg"])
+    assert (chain.target.name, chain.pole.name) == ("Foot Goal", "Knee Goal")
+    bpy.data.objects["Foot Goal"].location = (-0.25, 0.15, 0.45)
+    bpy.data.objects["Knee Goal"].location = (0.1, 1.0, 0.6)
+    exercise()
+    assert chain.status == ""
+    assert_solved(bpy.data.objects["Hero Leg"], (-0.25, 0.15, 0.45), (0.1, 1.0, 0.6))
+    assert_other_solves()
+
+
+def test_renamed_bone_is_a_status_and_recovers(legs):
+    """C07: renaming a chain bone reports "bone 'shin' not found" and writes nothing; renaming it back solves."""
+    leg, _ = legs
+    before = [matrix for _, matrix in pose_snapshot(leg)]
+    leg.data.bones["shin"].name = "calf"
+    chain = chain_of(leg)
+    chain.target.location = (-0.3, 0.1, 0.2)
+    exercise()
+    assert "bone 'shin' not found" in chain.status.lower()
+    assert [matrix for _, matrix in pose_snapshot(leg)] == before
+    assert_other_solves()
+    leg.data.bones["calf"].name = "shin"
+    exercise()
+    assert chain.status == ""
+    assert_solved(leg, (-0.3, 0.1, 0.2), POLE)
+
+
+def make_non_finite(obj, how: str) -> None:
+    if how == "nan location":
+        obj.location = (math.nan, 0.0, 0.5)
+    else:  # a finite location under a huge parent scale overflows float32 to inf in the world matrix
+        huge = make_empty("Huge", (0.0, 0.0, 0.0))
+        huge.scale = (1e30, 1e30, 1e30)
+        obj.parent = huge
+        obj.location = (1e10, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("how", ["nan location", "overflowing parent scale"])
+@pytest.mark.parametrize("which", ["Target", "Pole"])
+def test_non_finite_target_or_pole_keeps_last_pose(legs, which, how):
+    """A NaN or infinite target or pole position keeps the last good pose with a status; finite again, it solves."""
+    leg, _ = legs
+    before = pose_snapshot(leg)
+    empty = bpy.data.objects[which]
+    make_non_finite(empty, how)
+    exercise()
+    assert not all(math.isfinite(value) for value in empty.matrix_world.translation)
+    chain = chain_of(leg)
+    assert "non-finite" in chain.status.lower()
+    assert pose_snapshot(leg) == before
+    assert all(math.isfinite(value) for value in (*chain.joint, *chain.end, chain.shortfall))
+    assert_other_solves()
+    empty.parent = None
+    empty.location = (-0.2, 0.2, 0.4) if which == "Target" else (0.2, 1.0, 0.4)
+    exercise()
+    assert chain.status == ""
+    assert_solved(leg, chain.target.location, chain.pole.location)
+
+
+def test_infinite_location_is_clamped_by_blender_and_solved(legs):
+    """Blender stores an infinite location as FLT_MAX: the chain points straight at it, unreachable, all finite."""
+    leg, _ = legs
+    target = bpy.data.objects["Target"]
+    target.location = (math.inf, 0.0, 0.5)
+    assert target.location.x == pytest.approx(3.4028234663852886e38)
+    exercise()
+    chain = chain_of(leg)
+    assert chain.status == "" and not chain.reachable
+    assert all(math.isfinite(value) for value in (*chain.joint, *chain.end, chain.shortfall))
+    assert_solved(leg, target.location, POLE)
+    assert_close(world_tail(leg, "shin"), (chain_length(leg), 0.0, 1.0), tolerance(leg))
+    assert_other_solves()
+
+
+@pytest.mark.parametrize("scale", [(0.0, 0.0, 0.0), (1.0, 0.0, 1.0), (math.nan, 1.0, 1.0)])
+def test_invalid_armature_scale_writes_nothing_and_recovers(legs, scale):
+    """A zero, flat or NaN armature scale is a status with no write; restoring the scale solves again."""
+    leg, _ = legs
+    before = pose_snapshot(leg)
+    leg.scale = scale
+    chain = chain_of(leg)
+    chain.target.location = (-0.3, 0.0, 0.3)
+    exercise()
+    assert "scale" in chain.status.lower()
+    assert pose_snapshot(leg) == before
+    assert_other_solves()
+    leg.scale = (1.0, 1.0, 1.0)
+    exercise()
+    assert chain.status == ""
+    assert_solved(leg, (-0.3, 0.0, 0.3), POLE)
+
+
+def make_cycle(leg, kind: str):
+    """Make the target or pole move with the chain's own bones; returns a function that undoes it."""
+    target, pole = bpy.data.objects["Target"], bpy.data.objects["Pole"]
+    if kind == "target bone-parented to shin":
+        target.parent, target.parent_type, target.parent_bone = leg, "BONE", "shin"
+        return lambda: setattr(target, "parent", None)
+    if kind == "target Child Of shin":
+        constraint = target.constraints.new("CHILD_OF")
+        constraint.target, constraint.subtarget = leg, "shin"
+        return lambda: target.constraints.remove(constraint)
+    if kind == "target under an empty on the thigh":
+        holder = make_empty("Holder", (0.0, 0.0, 0.0))
+        holder.parent, holder.parent_type, holder.parent_bone = leg, "BONE", "thigh"
+        target.parent = holder
+        return lambda: setattr(target, "parent", None)
+    assert kind == "pole bone-parented to shin"
+    pole.parent, pole.parent_type, pole.parent_bone = leg, "BONE", "shin"
+    return lambda: setattr(pole, "parent", None)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "target bone-parented to shin",
+        "target Child Of shin",
+        "target under an empty on the thigh",
+        "pole bone-parented to shin",
+    ],
+)
+def test_dependency_cycle_is_refused(legs, kind):
+    """C09: a target or pole moved by the chain's own bones gives a "cycle" status, no write, no endless updates."""
+    leg, _ = legs
+    before = pose_snapshot(leg)
+    undo_cycle = make_cycle(leg, kind)
+    with UpdateProbe("Leg") as probe:
+        bpy.context.view_layer.update()
+        chain = chain_of(leg)
+        assert "cycle" in chain.status.lower()
+        for _ in range(3):
+            bpy.context.view_layer.update()
+            bpy.context.evaluated_depsgraph_get().update()
+        assert probe.calls["depsgraph_update_post"] == 1  # nothing re-triggers the handler
+        for _ in range(3):
+            exercise()
+        assert probe.pose_writes == 0
+    assert pose_snapshot(leg) == before
+    assert_other_solves()
+    undo_cycle()
+    bpy.data.objects["Target"].location = (0.2, -0.1, 0.35)
+    bpy.data.objects["Pole"].location = POLE
+    exercise()
+    assert chain.status == ""
+    assert_solved(leg, (0.2, -0.1, 0.35), POLE)
+
+
+def test_broken_chain_never_stops_the_next_on_one_armature(scene):
+    """Two chains on one armature: each way of breaking the first still lets the second solve."""
+    obj = make_armature(
+        "Legs",
+        [
+            ("thigh.L", (0.2, 0, 1), (0.2, 0.05, 0.5), None, False),
+            ("shin.L", (0.2, 0.05, 0.5), (0.2, 0, 0), "thigh.L", True),
+            ("thigh.R", (-0.2, 0, 1), (-0.2, 0.05, 0.5), None, False),
+            ("shin.R", (-0.2, 0.05, 0.5), (-0.2, 0, 0), "thigh.R", True),
+        ],
+    )
+    left_empties = make_empty("Target.L", (0.3, 0, 0.4)), make_empty("Pole.L", (0.2, 1, 0.5))
+    right_empties = make_empty("Target.R", (-0.3, 0, 0.4)), make_empty("Pole.R", (-0.2, 1, 0.5))
+    left = add_chain(obj, *left_empties, "thigh.L", "shin.L")
+    right = add_chain(obj, *right_empties, "thigh.R", "shin.R")
+    bpy.context.view_layer.update()
+
+    def right_solves(step):
+        location = (-0.3 + 0.05 * step, 0.1, 0.3)
+        bpy.data.objects["Target.R"].location = location
+        exercise()
+        assert right.status == ""
+        assert_solved(obj, location, (-0.2, 1, 0.5), "thigh.R", "shin.R")
+
+    target_left = bpy.data.objects["Target.L"]
+    target_left.location = (math.nan, 0, 0)
+    right_solves(0)
+    assert "non-finite" in left.status.lower()
+    target_left.parent, target_left.parent_type, target_left.parent_bone = obj, "BONE", "shin.L"
+    right_solves(1)
+    assert "cycle" in left.status.lower()
+    obj.data.bones["shin.L"].name = "calf.L"
+    right_solves(2)
+    assert "bone 'shin.l' not found" in left.status.lower()
+    obj.data.bones["calf.L"].name = "shin.L"
+    bpy.data.objects.remove(target_left)
+    right_solves(3)
+    assert "target" in left.status.lower()
+
+
+def test_handler_called_during_render_never_raises(legs, tmp_path):
+    """Rendering with a broken chain while render_pre/render_post call the driver's handlers raises nothing."""
+    # ...and each rendered frame still shows the healthy chain's solve.
+    leg, other = legs
+    make_cycle(leg, "target bone-parented to shin")
+    scene = bpy.context.scene
+    other_target = chain_of(other).target
+    for frame, x in ((1, 3.2), (3, 3.6)):
+        other_target.location = OTHER_OFFSET + Vector((x - 3.0, 0.0, 0.3))
+        other_target.keyframe_insert("location", index=0, frame=frame)
+    center = (3.5, 0.5)
+    setup_marker_render(scene, other, "shin", center)
+    handlers = package().driver.handlers
+    escaped = []
+
+    def call_driver(scene, *_args):
+        for function in (handlers.two_bone_ik_depsgraph_update_post, handlers.two_bone_ik_frame_change_post):
+            try:
+                function(scene)
+            except Exception as error:  # noqa: BLE001  recorded: nothing may escape
+                escaped.append(error)
+
+    bpy.app.handlers.render_pre.append(call_driver)
+    bpy.app.handlers.render_post.append(call_driver)
+    try:
+        scene.frame_start, scene.frame_end, scene.frame_step = 1, 3, 2
+        scene.render.filepath = str(tmp_path / "frame_")
+        assert bpy.ops.render.render(animation=True) == {"FINISHED"}
+    finally:
+        bpy.app.handlers.render_pre.remove(call_driver)
+        bpy.app.handlers.render_post.remove(call_driver)
+    assert escaped == []
+    assert "cycle" in chain_of(leg).status.lower()
+    pole = chain_of(other).pole.location
+    for frame, x in ((1, 3.2), (3, 3.6)):
+        _, end, _ = expected_world(other, OTHER_OFFSET + Vector((x - 3.0, 0.0, 0.3)), pole)
+        found = marker_world(tmp_path / f"frame_{frame:04d}.png", center)
+        assert found is not None
+        assert_close((found[0], 0.0, found[1]), (end.x, 0.0, end.z), 2.0 / 256 / 2)  # half a pixel
+
+
+def foot_orientation(obj):
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    return (evaluated.matrix_world @ evaluated.pose.bones["foot"].matrix).to_3x3().normalized()
+
+
+@pytest.mark.parametrize("how", ["nan scale", "zero scale", "nan rotation"])
+def test_invalid_target_rotation_with_end_rotation_keeps_last_pose(scene, how):
+    """End Rotation = Target with a NaN/zero target scale or NaN rotation keeps the last pose, then recovers."""
+    obj = make_armature(
+        "Leg",
+        [
+            ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False),
+            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
+            ("foot", (0, 0, 0), (0, -0.2, 0), "shin", True),
+        ],
+    )
+    target = make_empty("Target", (0.3, 0.1, 0.4))
+    target.rotation_euler = (0.3, -0.2, 0.5)
+    chain = add_chain(obj, target, make_empty("Pole", POLE))
+    chain.end_rotation = "TARGET"
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    before = pose_snapshot(obj)
+    if how == "nan scale":
+        target.scale = (math.nan, 1.0, 1.0)
+    elif how == "zero scale":
+        target.scale = (0.0, 0.0, 0.0)
+    else:
+        target.rotation_euler = (math.nan, 0.0, 0.0)
+    exercise()
+    assert "target" in chain.status.lower() and "last pose" in chain.status.lower()
+    assert pose_snapshot(obj) == before
+    target.scale = (1.0, 1.0, 1.0)
+    target.rotation_euler = (-0.4, 0.1, 0.2)
+    target.location = (-0.2, 0.2, 0.3)
+    exercise()
+    assert chain.status == ""
+    assert_solved(obj, (-0.2, 0.2, 0.3), POLE)
+    difference = foot_orientation(obj) - target.matrix_world.to_3x3().normalized()
+    assert max(abs(value) for row in difference for value in row) < 1e-5
