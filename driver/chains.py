@@ -1,16 +1,26 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Creating chains on an armature: the set-up the add operator performs, kept out of the operator."""
+"""Creating, finding and removing chains on an armature: the set-up the operators perform.
+
+Nothing here keeps a reference to Blender data between calls: chains are found by name or index,
+objects through the chain's pointers, each time.
+"""
 
 from __future__ import annotations
 
 import bpy
-from mathutils import Vector
+from mathutils import Matrix, Vector
 
 from . import pose
-from .evaluate import chain_bones
+from .evaluate import ChainError, _differs, _matrix, _source, chain_bones, end_bone
 
 # How far the pole empty sits from the joint, as a share of the chain's length.
 POLE_DISTANCE = 0.5
+
+# The driver's statuses that still solve (warnings); any other status means the chain did not solve.
+WARNING_PREFIXES = ("No pole", "Pole is on", "Constraints on")
+
+# Bone selection lives on PoseBone from Blender 5.0 and on Bone before (BLENDER-NOTES, C21).
+POSE_BONE_SELECT = "select" in bpy.types.PoseBone.bl_rna.properties
 
 
 def _unique_name(names, wanted: str) -> str:
@@ -21,16 +31,121 @@ def _unique_name(names, wanted: str) -> str:
     return name
 
 
-def current_pole_side(obj, upper_name: str, lower_name: str) -> tuple[Vector, Vector, Vector, Vector]:
+def solved(status: str) -> bool:
+    """Whether a chain with this ``status`` solved: no status, or only a warning."""
+    return not status or status.startswith(WARNING_PREFIXES)
+
+
+def _selection_owner(obj, name: str):
+    """The struct that carries the selection of bone ``name``: its PoseBone (5.0+) or its Bone (4.x)."""
+    return obj.pose.bones[name] if POSE_BONE_SELECT else obj.data.bones[name]
+
+
+def is_bone_selected(obj, name: str) -> bool:
+    """Whether bone ``name`` of armature object ``obj`` is selected, on every supported Blender."""
+    return _selection_owner(obj, name).select
+
+
+def select_bone(obj, name: str, selected: bool = True) -> None:
+    """Select or deselect bone ``name`` of armature object ``obj``, on every supported Blender (C21)."""
+    _selection_owner(obj, name).select = selected
+
+
+def lower_bone_names(obj, selected_names, active_name: str | None = None) -> list[str]:
+    """The bones that become lower bones (shin, forearm) when chains are added for a selection.
+
+    Parameters
+    ----------
+    obj : bpy.types.Object
+        The armature object.
+    selected_names : iterable of str
+        Names of the selected bones, in selection order.
+    active_name : str or None
+        The active bone, used when nothing usable is selected.
+
+    Returns
+    -------
+    list of str
+        Each selected bone that has a parent, except a selected bone that is the parent of another
+        one: selecting thigh and shin gives one chain on shin, not a second one on the thigh.
+    """
+    bones = obj.data.bones
+    names = [name for name in selected_names if bones.get(name) is not None and bones[name].parent is not None]
+    if not names and active_name and bones.get(active_name) is not None and bones[active_name].parent is not None:
+        names = [active_name]
+    uppers = {bones[name].parent.name for name in names}
+    return [name for name in names if name not in uppers]
+
+
+def mirrored_names(obj, names) -> list[str]:
+    """Names of the mirrored bones (.L/.R, _l/_r, -L/-R, Left/Right) that exist, are not in ``names``
+    and have a parent. Uses Blender's own ``bpy.utils.flip_name``."""
+    bones = obj.data.bones
+    result = []
+    for name in names:
+        mirrored = bpy.utils.flip_name(name)
+        if mirrored == name or mirrored in names or mirrored in result:
+            continue
+        bone = bones.get(mirrored)
+        if bone is not None and bone.parent is not None:
+            result.append(mirrored)
+    return result
+
+
+def chain_on_bone(obj, lower_name: str):
+    """The first chain of ``obj`` whose lower bone is ``lower_name``, or None."""
+    return next((chain for chain in obj.two_bone_ik.chains if chain.lower_bone == lower_name), None)
+
+
+def find_chain(obj, name: str = ""):
+    """The chain called ``name``, or the active chain when ``name`` is empty; None when there is none."""
+    settings = obj.two_bone_ik
+    if name:
+        return settings.chains.get(name)
+    if 0 <= settings.active_chain_index < len(settings.chains):
+        return settings.chains[settings.active_chain_index]
+    return None
+
+
+def owning_armature(context):
+    """The armature the chain tools act on: the active object when it is an armature, else the
+    armature one of whose chains uses the active object as its target or pole (so the panel stays
+    while the artist moves a target). None when there is neither."""
+    obj = context.object
+    if obj is None:
+        return None
+    if obj.type == "ARMATURE":
+        return obj
+    for other in context.scene.objects:
+        if other.type == "ARMATURE" and any(
+            chain.target == obj or chain.pole == obj for chain in other.two_bone_ik.chains
+        ):
+            return other
+    return None
+
+
+def pole_point(joint: Vector, side: Vector, length: float) -> Vector:
+    """Where a pole goes for a chain: ``POLE_DISTANCE`` of the chain's length from the joint, on
+    the bend side (armature space)."""
+    return joint + side * (POLE_DISTANCE * length)
+
+
+def current_pole_side(
+    obj, upper_name: str, lower_name: str, matrices: tuple[Matrix, Matrix] | None = None
+) -> tuple[Vector, Vector, Vector, Vector]:
     """(root, joint, end, side) of the chain's current pose, armature space.
 
     ``side`` is the unit direction from the root-end line to the joint; for a straight pose it is
     the rest pole side carried by the upper bone's current rotation, so a pole placed along it keeps
-    the bones' roll.
+    the bones' roll. ``matrices`` are (upper, lower) pose matrices to use instead of the current
+    pose (see :func:`pose_matrices`).
     """
     upper_bone, lower_bone = obj.data.bones[upper_name], obj.data.bones[lower_name]
-    upper_pose, lower_pose = obj.pose.bones[upper_name], obj.pose.bones[lower_name]
-    root, joint, end = upper_pose.head.copy(), lower_pose.head.copy(), lower_pose.tail.copy()
+    if matrices is None:
+        matrices = (obj.pose.bones[upper_name].matrix, obj.pose.bones[lower_name].matrix)
+    upper_matrix, lower_matrix = matrices
+    root, joint = upper_matrix.translation.copy(), lower_matrix.translation.copy()
+    end = joint + lower_matrix.col[1].xyz * lower_bone.length  # Blender's pose tail
     forward = end - root
     offset = joint - root
     if forward.length > 0.0:
@@ -38,8 +153,76 @@ def current_pole_side(obj, upper_name: str, lower_name: str) -> tuple[Vector, Ve
     rest = pose.chain_rest(upper_bone, lower_bone)
     if offset.length > pose.PARALLEL * (rest.upper_length + rest.lower_length):
         return root, joint, end, offset.normalized()
-    turn = upper_pose.matrix.to_3x3().normalized() @ upper_bone.matrix_local.to_3x3().inverted()
+    turn = upper_matrix.to_3x3().normalized() @ upper_bone.matrix_local.to_3x3().inverted()
     return root, joint, end, (turn @ rest.pole_side).normalized()
+
+
+def pose_matrices(obj, upper_name: str, lower_name: str, upper_basis: Matrix, lower_basis: Matrix):
+    """Armature-space pose matrices (upper, lower) the chain would have with these ``matrix_basis``
+    values, the upper bone's parent staying where it is (every inherit flag honoured)."""
+    upper_bone, lower_bone = obj.data.bones[upper_name], obj.data.bones[lower_name]
+    parent = upper_bone.parent
+    parent_matrix = obj.pose.bones[parent.name].matrix if parent is not None else None
+    upper_matrix = pose.to_pose(upper_bone, upper_basis, parent_matrix)
+    return upper_matrix, pose.to_pose(lower_bone, lower_basis, upper_matrix)
+
+
+def _rest_length(obj, chain) -> float:
+    bones = obj.data.bones
+    upper, lower = bones[chain.upper_bone], bones[chain.lower_bone]
+    return (lower.head_local - upper.head_local).length + lower.length
+
+
+def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
+    """(slot, bone name) of every bone the chain writes: "upper", "lower", and "end" when End
+    Rotation is Target. Raises ChainError when the chain's bones are missing."""
+    upper, lower = chain_bones(obj, chain)
+    slots = [("upper", upper.name), ("lower", lower.name)]
+    if chain.end_rotation == "TARGET":
+        end = end_bone(chain, lower)
+        if end is not None:
+            slots.append(("end", end.name))
+    return slots
+
+
+def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
+    """(slot, bone name, FK ``matrix_basis``) of each bone the chain writes (:func:`chain_bone_slots`):
+    the pose its solve blends from.
+
+    For an enabled chain that is the driver's rule: the stored FK pose, unless the user or the
+    animation changed the bone since the driver's last write. A disabled chain shows its FK pose,
+    so for it that is the current pose.
+    """
+    length = _rest_length(obj, chain)
+    bases = []
+    for slot, name in chain_bone_slots(obj, chain):
+        current = obj.pose.bones[name].matrix_basis.copy()
+        has_written = chain.has_written_end if slot == "end" else chain.has_written
+        written = _matrix(getattr(chain, f"written_{slot}"))
+        if not chain.enabled or not has_written or _differs(current, written, length):
+            bases.append((slot, name, current))
+        else:
+            bases.append((slot, name, _matrix(getattr(chain, f"fk_{slot}"))))
+    return bases
+
+
+def source_matrix(obj, chain, depsgraph, which: str) -> Matrix | None:
+    """World matrix of the chain's ``which`` ("target" or "pole"): the object's, or its bone's when
+    the object is an armature with a bone named; None when unset or unusable."""
+    try:
+        return _source(obj, chain, depsgraph, which, set())
+    except ChainError:
+        return None
+
+
+def constrained_bones(obj, chain) -> list[str]:
+    """Names of the chain's bones that carry other enabled constraints (their pose may miss the solve, C13)."""
+    names = []
+    for name in (chain.upper_bone, chain.lower_bone):
+        pose_bone = obj.pose.bones.get(name)
+        if pose_bone is not None and any(c.enabled and c.influence > 0.0 for c in pose_bone.constraints):
+            names.append(name)
+    return names
 
 
 def add_chain(context, obj, lower_name: str):
@@ -67,7 +250,7 @@ def add_chain(context, obj, lower_name: str):
     pole = bpy.data.objects.new(f"IK Pole {lower_name}", None)
     pole.empty_display_type = "PLAIN_AXES"
     pole.empty_display_size = max(0.1 * length, 1e-3)
-    pole.location = world @ (joint + side * (POLE_DISTANCE * length))
+    pole.location = world @ pole_point(joint, side, length)
     for empty in (target, pole):
         collection.objects.link(empty)
 
@@ -79,3 +262,61 @@ def add_chain(context, obj, lower_name: str):
     obj.two_bone_ik.active_chain_index = len(chains) - 1
     chain_bones(obj, chain)  # validates the pair
     return chain
+
+
+def _used_elsewhere(empty, obj, index: int) -> bool:
+    """Whether ``empty`` is the target or pole of any chain other than ``obj``'s chain ``index``."""
+    for other in bpy.data.objects:
+        if other.type != "ARMATURE":
+            continue
+        for number, chain in enumerate(other.two_bone_ik.chains):
+            if (other == obj and number == index) or not (chain.target == empty or chain.pole == empty):
+                continue
+            return True
+    return False
+
+
+def remove_chain(obj, index: int, *, delete_empties: bool = False, restore_fk: bool = False) -> list[str]:
+    """Remove chain ``index`` of ``obj``.
+
+    Parameters
+    ----------
+    obj : bpy.types.Object
+        The armature object.
+    index : int
+        Index of the chain in ``obj.two_bone_ik.chains``.
+    delete_empties : bool
+        Also delete the chain's target and pole when they are empties no other chain uses.
+    restore_fk : bool
+        Put the bones back in the FK pose the chain blended from (:func:`fk_bases`); otherwise the
+        last solved pose stays, as FK.
+
+    Returns
+    -------
+    list of str
+        Names of the objects kept although ``delete_empties`` asked for them (used by another chain,
+        or not an empty).
+    """
+    chain = obj.two_bone_ik.chains[index]
+    if restore_fk:
+        try:
+            bases = fk_bases(obj, chain)
+        except ChainError:
+            bases = []  # the chain's bones are gone: nothing to restore
+        for _, name, basis in bases:
+            obj.pose.bones[name].matrix_basis = basis
+    kept, doomed = [], []
+    if delete_empties:
+        for empty in (chain.target, chain.pole):
+            if empty is None or empty in kept or empty in doomed:
+                continue
+            if empty.type != "EMPTY" or _used_elsewhere(empty, obj, index):
+                kept.append(empty)
+            else:
+                doomed.append(empty)
+    settings = obj.two_bone_ik
+    settings.chains.remove(index)
+    settings.active_chain_index = max(0, min(settings.active_chain_index, len(settings.chains) - 1))
+    for empty in doomed:
+        bpy.data.objects.remove(empty, do_unlink=True)
+    return [empty.name for empty in kept]

@@ -1,24 +1,34 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""User actions on chains (thin: they call driver/)."""
+"""User actions on chains (thin: they call driver/). The menu that lists them lives in ui/."""
 
 import bpy
 
+from .. import cli
 from .add import POSE_OT_two_bone_ik_add
+from .bake import POSE_OT_two_bone_ik_bake
+from .remove import POSE_OT_two_bone_ik_remove
+from .select import POSE_OT_two_bone_ik_select_pole, POSE_OT_two_bone_ik_select_target
+from .snap import POSE_OT_two_bone_ik_snap_fk_to_ik, POSE_OT_two_bone_ik_snap_ik_to_fk
 
-classes = (POSE_OT_two_bone_ik_add,)
+classes = (
+    POSE_OT_two_bone_ik_add,
+    POSE_OT_two_bone_ik_remove,
+    POSE_OT_two_bone_ik_bake,
+    POSE_OT_two_bone_ik_snap_ik_to_fk,
+    POSE_OT_two_bone_ik_snap_fk_to_ik,
+    POSE_OT_two_bone_ik_select_target,
+    POSE_OT_two_bone_ik_select_pole,
+)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
-
-
-def _pose_menu(self, context) -> None:
-    self.layout.separator()
-    self.layout.operator(POSE_OT_two_bone_ik_add.bl_idname, icon="CON_KINEMATIC")
 
 
 def register() -> None:
     _register_classes()
-    bpy.types.VIEW3D_MT_pose.append(_pose_menu)
+    # The headless command runs the same actions; it is registered here so the root wiring stays
+    # as it is (cli.register is idempotent, so listing cli in the root's modules too is harmless).
+    cli.register()
 
 
 def unregister() -> None:
-    bpy.types.VIEW3D_MT_pose.remove(_pose_menu)
+    cli.unregister()
     _unregister_classes()

@@ -1,40 +1,76 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Add Two-Bone IK Chain."""
+"""Add Two-Bone IK Chain: one chain per selected lower bone, optionally on the mirrored bones too."""
 
 import bpy
+from bpy.props import BoolProperty
 
-from ..driver.chains import add_chain
+from ..driver.chains import add_chain, chain_on_bone, constrained_bones, lower_bone_names, mirrored_names
+
+
+def _lower_bones(context) -> list[str]:
+    """The lower bones the selection asks for (empty outside Pose Mode, where there is no selection)."""
+    obj = context.object
+    selected = context.selected_pose_bones or ()  # None headless in Object Mode (C21)
+    active = context.active_pose_bone
+    return lower_bone_names(obj, [bone.name for bone in selected], active.name if active else None)
 
 
 class POSE_OT_two_bone_ik_add(bpy.types.Operator):
-    """Add a two-bone IK chain on the active bone and its parent, with new target and pole empties"""
+    """Add a two-bone IK chain on each selected lower bone (shin, forearm) and its parent, with new \
+target and pole empties placed so the pose does not move"""
 
     bl_idname = "pose.two_bone_ik_add"
     bl_label = "Add Two-Bone IK Chain"
     bl_options = {"REGISTER", "UNDO"}
 
+    mirror: BoolProperty(
+        name="Mirror",
+        description="Also add a chain on the mirrored bones (.L/.R, _l/_r, -L/-R, Left/Right)",
+        default=False,
+    )
+
     @classmethod
     def poll(cls, context) -> bool:
         obj = context.object
-        if obj is None or obj.type != "ARMATURE" or context.mode != "POSE":
+        if obj is None or obj.type != "ARMATURE":
             cls.poll_message_set("Select an armature in Pose Mode")
             return False
         if obj.library is not None:
-            cls.poll_message_set("The armature is linked from a library: make a library override first")
+            cls.poll_message_set(f"'{obj.name}' is linked from a library: make a library override first")
             return False
-        bone = context.active_pose_bone
-        if bone is None or bone.parent is None:
-            cls.poll_message_set("Make the lower bone of the chain (shin, forearm) active; its parent is the upper bone")
+        if context.mode != "POSE":
+            cls.poll_message_set("Select an armature in Pose Mode")
+            return False
+        if not _lower_bones(context):
+            cls.poll_message_set("Select the lower bone of the chain (shin, forearm); its parent is the upper bone")
             return False
         return True
 
     def execute(self, context):
         obj = context.object
-        lower = context.active_pose_bone.name
-        try:
-            chain = add_chain(context, obj, lower)
-        except ValueError as error:
-            self.report({"ERROR"}, str(error))
+        names = _lower_bones(context)
+        if self.mirror:
+            names += mirrored_names(obj, names)
+        added, skipped, constrained = [], [], []
+        for name in names:
+            if chain_on_bone(obj, name) is not None:
+                skipped.append(name)
+                continue
+            try:
+                chain = add_chain(context, obj, name)
+            except ValueError as error:
+                self.report({"ERROR"}, str(error))
+                continue
+            added.append(f"'{chain.name}' ({chain.upper_bone} -> {chain.lower_bone})")
+            constrained += constrained_bones(obj, chain)
+        if skipped:
+            self.report({"WARNING"}, f"Already a chain on {', '.join(skipped)}: not added again")
+        if constrained:
+            self.report(
+                {"WARNING"},
+                f"Bones {', '.join(constrained)} carry other constraints: the chain's tip may miss where it solves",
+            )
+        if not added:
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Added chain '{chain.name}' ({chain.upper_bone} -> {chain.lower_bone})")
+        self.report({"INFO"}, f"Added chain {', '.join(added)}")
         return {"FINISHED"}

@@ -1,20 +1,74 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The View3D sidebar tab "Two-Bone IK": the active armature's chains and their reach."""
+"""The View3D sidebar tab "Two-Bone IK": the armature's chains, the active chain's settings and reach."""
+
+import textwrap
 
 import bpy
 
-from .status import chain_state
+from ..driver.chains import find_chain, owning_armature
+from .status import chain_state, status_line
+
+# Roughly how many pixels a character of a label takes, to wrap long status sentences.
+CHARACTER_WIDTH = 7
 
 
 class POSE_UL_two_bone_ik_chains(bpy.types.UIList):
     """The chains of an armature: enable toggle, name and reach at a glance."""
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_property, index=0, flt_flag=0):
-        state_icon, text = chain_state(context, item)
+        state = chain_state(context, item)
+        if self.layout_type == "GRID":
+            layout.alignment = "CENTER"
+            layout.label(text="", icon=state.icon)
+            return
         row = layout.row(align=True)
         row.prop(item, "enabled", text="")
         row.prop(item, "name", text="", emboss=False)
-        row.label(text=text, icon=state_icon)
+        row.label(text="", icon=state.icon)
+
+
+def _wrapped_label(layout, context, text: str, icon: str) -> None:
+    """A label broken into lines that fit the sidebar; the icon on the first line only."""
+    width = context.region.width if context.region is not None else 300
+    lines = textwrap.wrap(text, width=max(20, width // CHARACTER_WIDTH)) or [""]
+    column = layout.column(align=True)
+    for number, line in enumerate(lines):
+        column.label(text=line, icon=icon if number == 0 else "BLANK1")
+
+
+def _draw_chain(layout, context, obj, chain) -> None:
+    """The active chain: its bones, target, pole and influence, its reach and status, its actions."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    column = layout.column()
+    column.active = chain.enabled
+    column.prop_search(chain, "upper_bone", obj.data, "bones")
+    column.prop_search(chain, "lower_bone", obj.data, "bones")
+    for role in ("target", "pole"):
+        source = getattr(chain, role)
+        row = column.row(align=True)
+        row.prop(chain, role)
+        if source is None:
+            continue
+        row.operator(f"pose.two_bone_ik_select_{role}", text="", icon="RESTRICT_SELECT_OFF")
+        if source.type == "ARMATURE":
+            column.prop_search(chain, f"{role}_bone", source.data, "bones")
+    column.prop(chain, "end_rotation", expand=True)
+    if chain.end_rotation == "TARGET":
+        column.prop_search(chain, "end_bone", obj.data, "bones")
+    column.prop(chain, "influence", slider=True)
+
+    state = chain_state(context, chain)
+    box = layout.box()
+    _wrapped_label(box, context, state.text, state.icon)
+    line = status_line(chain)
+    if line is not None:
+        _wrapped_label(box, context, line[1], line[0])
+
+    row = layout.row(align=True)
+    row.operator("pose.two_bone_ik_snap_ik_to_fk")
+    row.operator("pose.two_bone_ik_snap_fk_to_ik")
+    layout.operator("pose.two_bone_ik_bake", icon="REC")
 
 
 class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
@@ -27,39 +81,29 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
 
     @classmethod
     def poll(cls, context) -> bool:
-        obj = context.object
-        return obj is not None and obj.type == "ARMATURE"
+        # The armature itself, or one whose chain uses the active object (a target being moved).
+        return owning_armature(context) is not None
 
     def draw(self, context) -> None:
         layout = self.layout
-        obj = context.object
+        obj = owning_armature(context)
         settings = obj.two_bone_ik
         row = layout.row()
         row.template_list(
-            "POSE_UL_two_bone_ik_chains", "", settings, "chains", settings, "active_chain_index", rows=3
+            "POSE_UL_two_bone_ik_chains", "", settings, "chains", settings, "active_chain_index",
+            rows=3, type="DEFAULT",  # GRID raises TypeError on 5.0 (C25)
         )
         column = row.column(align=True)
         column.operator("pose.two_bone_ik_add", icon="ADD", text="")
-        if not 0 <= settings.active_chain_index < len(settings.chains):
+        column.operator("pose.two_bone_ik_remove", icon="REMOVE", text="")
+        column.separator()
+        column.menu("VIEW3D_MT_pose_two_bone_ik", icon="DOWNARROW_HLT", text="")
+        chain = find_chain(obj)
+        if chain is None:
             layout.label(text="Select a lower bone in Pose Mode and add a chain", icon="INFO")
-            return
-        chain = settings.chains[settings.active_chain_index]
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        layout.prop(chain, "enabled")
-        column = layout.column()
-        column.active = chain.enabled
-        column.prop_search(chain, "upper_bone", obj.data, "bones")
-        column.prop_search(chain, "lower_bone", obj.data, "bones")
-        column.prop(chain, "target")
-        column.prop(chain, "pole")
-        column.prop(chain, "influence", slider=True)
-        if chain.enabled:
-            state_icon, text = chain_state(context, chain)
-            box = layout.box()
-            box.label(text=text, icon=state_icon)
-            if chain.status and text != chain.status:
-                box.label(text=chain.status, icon="ERROR")
+        else:
+            _draw_chain(layout, context, obj, chain)
+        layout.prop(context.window_manager, "two_bone_ik_show_overlay")
 
 
 classes = (POSE_UL_two_bone_ik_chains, VIEW3D_PT_two_bone_ik)

@@ -1,9 +1,29 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""How a chain's state reads at a glance: an icon and a short text (read-only)."""
+"""How a chain's state reads at a glance: an icon and a short text (read-only, no drawing).
+
+The panel and the list draw from these; tests check every state here.
+"""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import bpy
+
+from ..driver.chains import solved
+
+
+class ChainState(NamedTuple):
+    """What a chain's reach indicator shows.
+
+    kind: one of "DISABLED", "FAILED", "REACHABLE", "TOO_FAR", "TOO_CLOSE", "OFF_TARGET".
+    icon: a Blender icon name.
+    text: the sentence next to the icon.
+    """
+
+    kind: str
+    icon: str
+    text: str
 
 
 def length_text(context, value: float) -> str:
@@ -14,20 +34,35 @@ def length_text(context, value: float) -> str:
     return bpy.utils.units.to_string(units.system, "LENGTH", value * units.scale_length, precision=3)
 
 
-def chain_state(context, chain) -> tuple[str, str]:
-    """(icon, text) for a chain: disabled, failed (its status), reachable, too far or too close."""
+def chain_state(context, chain) -> ChainState:
+    """The reach indicator of ``chain``.
+
+    Disabled; failed (the driver's status, the pose was left alone); off target (other constraints
+    move the bones, the driver measured the evaluated miss, C13); reachable; too close or out of
+    reach, with the distance the tip stops short by.
+    """
     if not chain.enabled:
-        return "HIDE_ON", "Disabled"
-    if chain.status and _is_failure(chain):
-        return "ERROR", chain.status
-    if chain.reachable:
-        return "CHECKMARK", "Reachable"
+        return ChainState("DISABLED", "HIDE_ON", "Disabled")
+    if not solved(chain.status):
+        return ChainState("FAILED", "ERROR", chain.status)
     distance = length_text(context, chain.shortfall)
+    if chain.status.startswith("Constraints on"):
+        return ChainState("OFF_TARGET", "ERROR", f"Off target by {distance}")
+    if chain.reachable:
+        return ChainState("REACHABLE", "CHECKMARK", "Reachable")
     if chain.too_close:
-        return "CANCEL", f"Too close by {distance}"
-    return "CANCEL", f"Out of reach by {distance}"
+        return ChainState("TOO_CLOSE", "CANCEL", f"Too close by {distance}")
+    return ChainState("TOO_FAR", "CANCEL", f"Out of reach by {distance}")
 
 
-def _is_failure(chain) -> bool:
-    # Failures leave the pose alone; warnings (no pole, pole on the line) still solve.
-    return not (chain.status.startswith("No pole") or chain.status.startswith("Pole is on"))
+def status_line(chain) -> tuple[str, str] | None:
+    """(icon, sentence) for the driver's status under the indicator, or None when nothing applies.
+
+    A warning icon when the pole is (nearly) on the root-target line or other constraints move the
+    bones, an info icon for "No pole". A failure's status is already the indicator's text.
+    """
+    if not chain.enabled or not chain.status or not solved(chain.status):
+        return None
+    if chain.status.startswith("No pole"):
+        return "INFO", chain.status
+    return "ERROR", chain.status

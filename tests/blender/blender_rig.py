@@ -346,3 +346,59 @@ def marker_world(path, center, size: float = 2.0):
         center[0] + (sum_x / total - width / 2) * metres,
         center[1] + (sum_y / total - height / 2) * metres,
     )
+
+
+# --- A second Blender, for what must not run in the test session (CLI, headless UI layouts) ---------
+
+
+def run_blender(code: str, timeout: float = 180.0):
+    """Run ``code`` in a fresh Python process with real bpy and this checkout enabled as the
+    extension (own user folder, nothing shared with the test session). ``code`` may use ``bpy``,
+    ``package()`` and ``json``. Returns the ``subprocess.CompletedProcess`` (text stdout/stderr).
+    """
+    import subprocess
+    import sys
+    import textwrap
+
+    here = pathlib.Path(__file__).resolve().parent
+    prologue = textwrap.dedent(
+        f"""
+        import json, os, pathlib, sys, tempfile
+        _user = tempfile.mkdtemp(prefix="two_bone_ik_user_")
+        os.environ["BLENDER_USER_RESOURCES"] = _user
+        os.environ["XDG_CACHE_HOME"] = os.path.join(_user, "cache")
+        sys.path.insert(0, {str(here)!r})
+        import bpy
+        from blender_rig import enable_extension, package
+        enable_extension(pathlib.Path({str(here.parents[1])!r}))
+        """
+    )
+    return subprocess.run(
+        [sys.executable, "-c", prologue + textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def make_legs(left: str = ".L", right: str = ".R", hips: bool = False) -> bpy.types.Object:
+    """Armature "Legs" with two straight legs: thigh<side> (±0.2,0,0)->(±0.2,1,0) and shin<side>
+    connected ->(±0.2,2,0), ``left`` at +x; with ``hips``, a "hips" bone (0,-0.5,0)->(0,0,0) parents
+    both thighs (not connected)."""
+    bones = [("hips", (0, -0.5, 0), (0, 0, 0), None, False)] if hips else []
+    for suffix, x in ((left, 0.2), (right, -0.2)):
+        bones += [
+            (f"thigh{suffix}", (x, 0, 0), (x, 1, 0), "hips" if hips else None, False),
+            (f"shin{suffix}", (x, 1, 0), (x, 2, 0), f"thigh{suffix}", True),
+        ]
+    return make_armature("Legs", bones)
+
+
+def make_leg_with_foot(name: str = "Leg") -> bpy.types.Object:
+    """The base rig's leg, thigh (0,0,0)->(0,1,0) and shin ->(0,2,0), with a connected "foot"
+    ->(0,2,0.4) (the bone End Rotation turns)."""
+    return make_armature(
+        name,
+        [
+            ("thigh", (0, 0, 0), (0, 1, 0), None, False),
+            ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
+            ("foot", (0, 2, 0), (0, 2, 0.4), "shin", True),
+        ],
+    )

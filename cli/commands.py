@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``blender --command two_bone_ik bake|report ...``: bake chains or report their reach, headless.
+
+Examples (run ``blender --command two_bone_ik --help`` for every option)::
+
+    blender --command two_bone_ik bake shot.blend --start 1 --end 120 --output shot_baked.blend
+    blender --command two_bone_ik report shot.blend --format json --output reach.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+
+import bpy
+
+from ..driver.bake import BakeError, bake
+
+COMMAND = "two_bone_ik"
+COLUMNS = ("armature", "chain", "frame", "enabled", "reachable", "too_close", "shortfall", "status")
+
+
+class CommandError(Exception):
+    """A problem to tell the user in one line; the command then returns 1."""
+
+
+class _Exit(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting Blender, so a bad argument is one line and status 1."""
+
+    def error(self, message):
+        raise CommandError(message)
+
+    def exit(self, status=0, message=None):
+        if message:
+            print(message, file=sys.stderr, end="")
+        raise _Exit(status)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"blender --command {COMMAND}", description="Two-Bone IK without the interface.")
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser, metavar="{bake,report}")
+    for name, text in (
+        ("bake", "Key the chain bones' rotations over a frame range, then disable the chains."),
+        ("report", "Per chain and frame: reachable, too close, shortfall and status, as CSV or JSON."),
+    ):
+        action = actions.add_parser(name, help=text, description=text)
+        action.add_argument("blend", nargs="?", help="the .blend file to open (default: the file already open)")
+        action.add_argument("--start", type=int, help="first frame (default: the scene's start frame)")
+        action.add_argument("--end", type=int, help="last frame (default: the scene's end frame)")
+        action.add_argument(
+            "--armature", action="append", default=[], help="only this armature object (repeatable)"
+        )
+        action.add_argument(
+            "--chain", action="append", default=[],
+            help="only the chain of this name (repeatable); bake takes it even when disabled, to re-bake",
+        )
+        action.add_argument(
+            "--output", "-o",
+            help="bake: save the baked file here (nothing is saved without it); report: write it here "
+            "(default: standard output)",
+        )
+    actions.choices["report"].add_argument("--format", choices=("csv", "json"), default="csv", help="(default: csv)")
+    return parser
+
+
+def execute(argv: list[str]) -> int:
+    """The command: parse ``argv`` (the arguments after the command id) and run it.
+
+    Returns 0 on success and 1 on failure, after printing a one-line error to standard error
+    (never a traceback for a bad argument, a missing file or a chain that cannot be baked).
+    """
+    try:
+        arguments = _parser().parse_args(list(argv))
+        return {"bake": _bake, "report": _report}[arguments.action](arguments)
+    except _Exit as done:
+        return done.status
+    except (CommandError, BakeError) as error:
+        print(f"{COMMAND}: error: {error}", file=sys.stderr)
+        return 1
+
+
+def _open(path: str | None) -> None:
+    if not path:
+        return
+    if not os.path.isfile(path):
+        raise CommandError(f"no such file: {path}")
+    try:
+        bpy.ops.wm.open_mainfile(filepath=os.path.abspath(path))
+    except RuntimeError as error:
+        raise CommandError(f"cannot open {path}: {str(error).strip().splitlines()[-1]}") from None
+
+
+def _frame_range(scene, arguments) -> range:
+    start = scene.frame_start if arguments.start is None else arguments.start
+    end = scene.frame_end if arguments.end is None else arguments.end
+    if end < start:
+        raise CommandError(f"--end {end} is before --start {start}")
+    return range(start, end + 1)
+
+
+def _chains(scene, arguments, enabled_only: bool) -> list[tuple[str, list[str]]]:
+    """(armature name, chain names) for the armatures and chains the arguments select."""
+    selected = []
+    for obj in scene.objects:
+        if obj.type != "ARMATURE" or (arguments.armature and obj.name not in arguments.armature):
+            continue
+        # A chain named with --chain is taken even when disabled (re-baking a baked chain).
+        names = [
+            chain.name for chain in obj.two_bone_ik.chains
+            if (chain.name in arguments.chain)
+            or (not arguments.chain and (chain.enabled or not enabled_only))
+        ]
+        if names:
+            selected.append((obj.name, names))
+    return selected
+
+
+def _bake(arguments) -> int:
+    _open(arguments.blend)
+    context = bpy.context
+    frames = _frame_range(context.scene, arguments)
+    selected = _chains(context.scene, arguments, enabled_only=True)
+    if not selected:
+        raise CommandError("no enabled chain to bake (check --armature and --chain)")
+    for obj_name, names in selected:
+        keys = bake(context, context.scene.objects[obj_name], names, frames.start, frames.stop - 1)
+        span = f"{frames.start}-{frames.stop - 1}"
+        print(f"{COMMAND}: baked {obj_name}: {', '.join(names)} over frames {span} ({keys} keys)")
+    if arguments.output:
+        path = os.path.abspath(arguments.output)
+        bpy.ops.wm.save_as_mainfile(filepath=path, check_existing=False, copy=True)
+        print(f"{COMMAND}: saved {path}")
+    else:
+        print(f"{COMMAND}: not saved (pass --output to keep the bake)")
+    return 0
+
+
+def report_rows(context, frames, selected) -> list[dict]:
+    """One row per chain and frame (see ``COLUMNS``), solving each frame as playback would.
+
+    Disabled chains are not solved: their reach columns are None and their status is "Disabled".
+    The scene returns to its frame afterwards.
+    """
+    scene = context.scene
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    rows = []
+    try:
+        for number in frames:
+            scene.frame_set(number)
+            context.view_layer.update()
+            for obj_name, names in selected:
+                chains = scene.objects[obj_name].two_bone_ik.chains
+                for name in names:
+                    chain = chains[name]
+                    solved = chain.enabled
+                    rows.append({
+                        "armature": obj_name,
+                        "chain": name,
+                        "frame": number,
+                        "enabled": solved,
+                        "reachable": chain.reachable if solved else None,
+                        "too_close": chain.too_close if solved else None,
+                        "shortfall": round(chain.shortfall, 6) if solved else None,
+                        "status": chain.status if solved else "Disabled",
+                    })
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+    return rows
+
+
+def _format(rows, kind: str) -> str:
+    if kind == "json":
+        return json.dumps(rows, indent=1) + "\n"
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({key: "" if value is None else value for key, value in row.items()} for row in rows)
+    return text.getvalue()
+
+
+def _report(arguments) -> int:
+    _open(arguments.blend)
+    context = bpy.context
+    frames = _frame_range(context.scene, arguments)
+    rows = report_rows(context, frames, _chains(context.scene, arguments, enabled_only=False))
+    text = _format(rows, arguments.format)
+    if arguments.output:
+        with open(arguments.output, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0

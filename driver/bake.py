@@ -1,0 +1,296 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Bake chains to keyframes, so the animation plays without the extension.
+
+A bake runs in two passes. The first steps through the frames, lets the driver solve each one and
+collects the chain bones' ``matrix_basis``; the second writes them as rotation keys and disables the
+chains. Keys are written only at the end because they would change the FK pose of later frames
+(it is read from the very channels being keyed). Cancelling during the first pass leaves the file
+as it was.
+"""
+
+from __future__ import annotations
+
+import bpy
+from bpy_extras import anim_utils
+from mathutils import Euler, Quaternion
+
+from .chains import chain_bone_slots, find_chain
+from .evaluate import ChainError
+
+# Slotted (layered) actions: Blender 4.4+, where anim_utils gained the channelbag helpers. Blender
+# 4.2 and 4.3 keep F-Curves on ``Action.fcurves``; 5.0 removed that.
+LAYERED = hasattr(anim_utils, "action_get_channelbag_for_slot")
+
+
+class BakeError(Exception):
+    """A bake that cannot start; the message says why."""
+
+
+def rotation_channel(rotation_mode: str) -> tuple[str, int]:
+    """(property name, number of channels) keyed for a pose bone with this ``rotation_mode``."""
+    if rotation_mode == "QUATERNION":
+        return "rotation_quaternion", 4
+    if rotation_mode == "AXIS_ANGLE":
+        return "rotation_axis_angle", 4
+    return "rotation_euler", 3
+
+
+def rotation_values(matrices, rotation_mode: str, previous=None) -> list[tuple[float, ...]]:
+    """Continuous rotation-channel values for a sequence of ``matrix_basis``.
+
+    Parameters
+    ----------
+    matrices : sequence of mathutils.Matrix
+        One 4x4 ``matrix_basis`` per frame; location and scale are ignored.
+    rotation_mode : str
+        The pose bone's ``rotation_mode``.
+    previous : sequence of float, optional
+        The channel values just before the first frame, to continue from.
+
+    Returns
+    -------
+    list of tuple of float
+        Per frame, the channel values. Euler angles come from ``to_euler(order, previous)`` and
+        each quaternion is kept in the previous one's hemisphere, so neighbouring keys never jump
+        by a turn and interpolation never spins the bone the long way (C17).
+    """
+    values = []
+    last = None
+    if previous is not None:
+        if rotation_mode in ("QUATERNION", "AXIS_ANGLE"):
+            last = Quaternion(previous) if rotation_mode == "QUATERNION" else Quaternion(previous[1:], previous[0])
+        else:
+            last = Euler(previous, rotation_mode)
+    for matrix in matrices:
+        rotation = matrix.decompose()[1]
+        if rotation_mode in ("QUATERNION", "AXIS_ANGLE"):
+            if last is not None and rotation.dot(last) < 0.0:
+                rotation.negate()
+            last = rotation
+            if rotation_mode == "QUATERNION":
+                values.append(tuple(rotation))
+            else:
+                axis, angle = rotation.to_axis_angle()
+                values.append((angle, *axis))
+        else:
+            euler = rotation.to_euler(rotation_mode, last) if last is not None else rotation.to_euler(rotation_mode)
+            last = euler
+            values.append(tuple(euler))
+    return values
+
+
+def _ensure_channelbag(action, slot):
+    ensure = getattr(anim_utils, "action_ensure_channelbag_for_slot", None)
+    if ensure is not None:
+        return ensure(action, slot)
+    # Blender 4.4 has channelbags but not this helper yet.
+    layer = action.layers[0] if len(action.layers) else action.layers.new("Layer")
+    strip = layer.strips[0] if len(layer.strips) else layer.strips.new(type="KEYFRAME")
+    return strip.channelbag(slot, ensure=True)
+
+
+def action_fcurves(obj, create: bool = False):
+    """The F-Curves that animate ``obj``: its bound slot's channelbag (4.4+) or ``action.fcurves``.
+
+    With ``create``, makes the animation data, an action ("<object>Action") and, on 4.4+, a slot
+    for ``obj`` bound to ``animation_data.action_slot`` as needed; an action that already animates
+    other data gets a slot of its own for ``obj`` (C15). Without, returns None when any is missing.
+    """
+    animation_data = obj.animation_data
+    if animation_data is None:
+        if not create:
+            return None
+        animation_data = obj.animation_data_create()
+    action = animation_data.action
+    if action is None:
+        if not create:
+            return None
+        action = bpy.data.actions.new(f"{obj.name}Action")
+        animation_data.action = action
+    if not LAYERED:
+        return action.fcurves
+    slot = animation_data.action_slot
+    if slot is None:
+        if not create:
+            return None
+        # An unbound slot plays nothing: bind a new one to this object.
+        slot = action.slots.new(id_type="OBJECT", name=obj.name)
+        animation_data.action_slot = slot
+    if create:
+        return _ensure_channelbag(action, slot).fcurves
+    channelbag = anim_utils.action_get_channelbag_for_slot(action, slot)
+    return None if channelbag is None else channelbag.fcurves
+
+
+def _fcurve(fcurves, data_path: str, index: int, group: str):
+    fcurve = fcurves.find(data_path, index=index)
+    if fcurve is not None:
+        return fcurve
+    if not LAYERED:  # 4.2-4.3: Action.fcurves
+        return fcurves.new(data_path, index=index, action_group=group)
+    try:
+        return fcurves.new(data_path, index=index, group_name=group)
+    except TypeError:  # 4.4-4.5 channelbags take no group
+        return fcurves.new(data_path, index=index)
+
+
+def write_keys(obj, bone_name: str, frames, values) -> int:
+    """Key the rotation channels of pose bone ``bone_name`` with ``values`` (one tuple per frame).
+
+    Keys already in [min(frames), max(frames)] are replaced, keys outside stay as they were (C16).
+    Returns the number of keys written.
+    """
+    pose_bone = obj.pose.bones[bone_name]
+    name, count = rotation_channel(pose_bone.rotation_mode)
+    data_path = pose_bone.path_from_id(name)
+    fcurves = action_fcurves(obj, create=True)
+    first, last = min(frames), max(frames)
+    for index in range(count):
+        fcurve = _fcurve(fcurves, data_path, index, bone_name)
+        points = fcurve.keyframe_points
+        for point in reversed(points):
+            if first <= point.co.x <= last:
+                points.remove(point, fast=True)
+        for frame, value in zip(frames, values):
+            points.insert(frame, value[index], options={"FAST"})
+        fcurve.update()
+    return count * len(frames)
+
+
+def _previous_values(obj, bone_name: str, frame: int):
+    """The bone's keyed rotation channels at ``frame`` (for continuity), or None when not keyed."""
+    fcurves = action_fcurves(obj)
+    if fcurves is None:
+        return None
+    pose_bone = obj.pose.bones[bone_name]
+    name, count = rotation_channel(pose_bone.rotation_mode)
+    data_path = pose_bone.path_from_id(name)
+    curves = [fcurves.find(data_path, index=index) for index in range(count)]
+    if any(fcurve is None or not len(fcurve.keyframe_points) for fcurve in curves):
+        return None
+    return [fcurve.evaluate(frame) for fcurve in curves]
+
+
+class BakeJob:
+    """One bake of some chains of one armature over a frame range, run a frame at a time.
+
+    Holds names and plain values only (never Blender data), so it survives between the modal
+    operator's timer events. Call :meth:`step` until it returns True, then :meth:`finish`; or
+    :meth:`cancel` at any point before :meth:`finish`.
+
+    Parameters
+    ----------
+    context : bpy.types.Context
+    obj : bpy.types.Object
+        The armature object.
+    chain_names : iterable of str
+        The chains to bake. Disabled ones are enabled for the bake (a re-bake). Their upper and
+        lower bones are keyed, and the end bone too when End Rotation is Target.
+    frame_start, frame_end : int
+        The inclusive frame range.
+
+    Raises
+    ------
+    BakeError
+        When the range is empty, the armature is linked, or a chain cannot be solved.
+    """
+
+    def __init__(self, context, obj, chain_names, frame_start: int, frame_end: int) -> None:
+        if frame_end < frame_start:
+            raise BakeError(f"The end frame {frame_end} is before the start frame {frame_start}")
+        if obj.library is not None:
+            raise BakeError(f"'{obj.name}' is linked from a library: make a library override first")
+        action = obj.animation_data.action if obj.animation_data else None
+        if action is not None and action.library is not None:
+            raise BakeError(f"The action '{action.name}' is linked from a library")
+        self.object_name = obj.name
+        self.chain_names = list(dict.fromkeys(chain_names))
+        if not self.chain_names:
+            raise BakeError("No chain to bake")
+        bones = []
+        for name in self.chain_names:
+            chain = find_chain(obj, name)
+            if chain is None:
+                raise BakeError(f"No chain '{name}' on '{obj.name}'")
+            if chain.target is None:
+                raise BakeError(f"Chain '{name}' has no target")
+            try:
+                bones += [bone for _, bone in chain_bone_slots(obj, chain)]
+            except ChainError as error:
+                raise BakeError(f"Chain '{name}': {error}") from None
+        self.bone_names = list(dict.fromkeys(bones))
+        self.frames = list(range(frame_start, frame_end + 1))
+        self.samples = {name: [] for name in self.bone_names}
+        scene = context.scene
+        self.return_frame = (scene.frame_current, scene.frame_subframe)
+        self.enabled_before = {name: find_chain(obj, name).enabled for name in self.chain_names}
+        for name in self.chain_names:
+            find_chain(obj, name).enabled = True
+
+    @property
+    def done(self) -> int:
+        """How many frames have been collected."""
+        return len(self.samples[self.bone_names[0]])
+
+    def _object(self):
+        obj = bpy.data.objects.get(self.object_name)
+        if obj is None:
+            raise BakeError(f"The armature '{self.object_name}' is gone")
+        return obj
+
+    def step(self, context) -> bool:
+        """Solve the next frame and collect its pose. Returns True when every frame is collected."""
+        if self.done < len(self.frames):
+            context.scene.frame_set(self.frames[self.done])
+            context.view_layer.update()  # as playback shows it: chains hanging from chains settle
+            bones = self._object().pose.bones
+            for name in self.bone_names:
+                self.samples[name].append(bones[name].matrix_basis.copy())
+        return self.done >= len(self.frames)
+
+    def finish(self, context) -> int:
+        """Write the collected poses as keys, disable the baked chains, return to the frame the
+        bake started on. Returns the number of keys written."""
+        obj = self._object()
+        keys = 0
+        for name in self.bone_names:
+            mode = obj.pose.bones[name].rotation_mode
+            previous = _previous_values(obj, name, self.frames[0] - 1)
+            values = rotation_values(self.samples[name], mode, previous)
+            keys += write_keys(obj, name, self.frames, values)
+        for name in self.chain_names:
+            find_chain(obj, name).enabled = False
+        self._return(context)
+        return keys
+
+    def cancel(self, context) -> None:
+        """Stop without writing anything: chains back as they were, back to the starting frame."""
+        obj = bpy.data.objects.get(self.object_name)
+        if obj is not None:
+            for name, enabled in self.enabled_before.items():
+                chain = find_chain(obj, name)
+                if chain is not None:
+                    chain.enabled = enabled
+        self._return(context)
+
+    def _return(self, context) -> None:
+        frame, subframe = self.return_frame
+        context.scene.frame_set(frame, subframe=subframe)
+        context.view_layer.update()
+
+
+def bake(context, obj, chain_names, frame_start: int, frame_end: int, progress=None) -> int:
+    """Bake ``chain_names`` of ``obj`` over [frame_start, frame_end] in one go; see :class:`BakeJob`.
+
+    ``progress``, when given, is called with the number of frames done after each frame.
+    Returns the number of keys written. Raises BakeError when the bake cannot start.
+    """
+    job = BakeJob(context, obj, chain_names, frame_start, frame_end)
+    try:
+        while not job.step(context):
+            if progress is not None:
+                progress(job.done)
+    except BaseException:
+        job.cancel(context)
+        raise
+    return job.finish(context)

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What the chain operators share: which armature and chain they act on, and their poll."""
+
+from bpy.props import StringProperty
+
+from ..driver.chains import find_chain, owning_armature
+
+
+class ChainOperator:
+    """Mixin for operators acting on one chain: the one named ``chain``, else the active chain of
+    the armature (the active object, or the armature whose chain uses the active target or pole)."""
+
+    chain: StringProperty(
+        name="Chain", description="Name of the chain to act on; the active chain when empty", options={"SKIP_SAVE"}
+    )
+    # Operators that change the rig refuse linked armatures (C14).
+    edits_rig = True
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        obj = owning_armature(context)
+        if obj is None:
+            cls.poll_message_set("Select an armature with two-bone IK chains, or one of their targets or poles")
+            return False
+        if cls.edits_rig and obj.library is not None:
+            cls.poll_message_set(f"'{obj.name}' is linked from a library: make a library override first")
+            return False
+        if find_chain(obj) is None:
+            cls.poll_message_set(f"'{obj.name}' has no two-bone IK chain: add one from the Pose menu")
+            return False
+        return True
+
+    def armature_and_chain(self, context):
+        """(armature object, chain) this operator acts on; reports and returns (obj, None) when the
+        named chain does not exist."""
+        obj = owning_armature(context)
+        chain = find_chain(obj, self.chain)
+        if chain is None:
+            self.report({"ERROR"}, f"No chain '{self.chain}' on '{obj.name}'")
+        return obj, chain

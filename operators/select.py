@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Select the chain's target or pole: the object, or the bone when it is a bone of an armature."""
+
+import bpy
+from bpy.props import BoolProperty
+
+from ..driver.chains import find_chain, owning_armature, select_bone
+from ..driver.snap import controlled
+from .common import ChainOperator
+
+
+def _set_mode(obj, mode: str) -> None:
+    if obj.mode != mode:
+        with bpy.context.temp_override(active_object=obj, object=obj):
+            bpy.ops.object.mode_set(mode=mode)
+
+
+class _SelectChainSource(ChainOperator):
+    """Select the chain's ``role`` ("target" or "pole") and make it active.
+
+    An object is selected in Object Mode (an empty cannot be moved while the armature is in Pose
+    Mode); a bone is selected in Pose Mode on its armature.
+    """
+
+    bl_options = {"REGISTER", "UNDO"}
+    edits_rig = False
+    role = ""
+
+    extend: BoolProperty(name="Extend", description="Add to the selection instead of replacing it", default=False)
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        if not super().poll(context):
+            return False
+        if getattr(find_chain(owning_armature(context)), cls.role) is None:
+            cls.poll_message_set(f"The active chain has no {cls.role}")
+            return False
+        return True
+
+    def execute(self, context):
+        obj, chain = self.armature_and_chain(context)
+        if chain is None:
+            return {"CANCELLED"}
+        source = getattr(chain, self.role)
+        if source is None:
+            self.report({"ERROR"}, f"Chain '{chain.name}' has no {self.role}")
+            return {"CANCELLED"}
+        view_layer = context.view_layer
+        if view_layer.objects.get(source.name) != source or not source.visible_get(view_layer=view_layer):
+            self.report({"ERROR"}, f"'{source.name}' is hidden or not in this view layer: show it first")
+            return {"CANCELLED"}
+        moved = controlled(source, getattr(chain, f"{self.role}_bone"))
+        if source != obj:
+            _set_mode(obj, "OBJECT")
+        if not self.extend:
+            for selected in context.selected_objects:
+                if selected != source:
+                    selected.select_set(False)
+        source.select_set(True)
+        view_layer.objects.active = source
+        if moved != source:  # a bone: select it in Pose Mode (C21: PoseBone.select or Bone.select)
+            _set_mode(source, "POSE")
+            if not self.extend:
+                for pose_bone in source.pose.bones:
+                    select_bone(source, pose_bone.name, False)
+            select_bone(source, moved.name, True)
+            source.data.bones.active = source.data.bones[moved.name]
+        self.report({"INFO"}, f"Selected the {self.role} '{moved.name}'")
+        return {"FINISHED"}
+
+
+class POSE_OT_two_bone_ik_select_target(_SelectChainSource, bpy.types.Operator):
+    """Select the chain's target (object or bone) and make it active"""
+
+    bl_idname = "pose.two_bone_ik_select_target"
+    bl_label = "Select Two-Bone IK Target"
+    role = "target"
+
+
+class POSE_OT_two_bone_ik_select_pole(_SelectChainSource, bpy.types.Operator):
+    """Select the chain's pole (object or bone) and make it active"""
+
+    bl_idname = "pose.two_bone_ik_select_pole"
+    bl_label = "Select Two-Bone IK Pole"
+    role = "pole"

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Snap IK to FK and Snap FK to IK."""
+
+import bpy
+
+from ..driver.bake import rotation_channel
+from ..driver.chains import chain_bone_slots
+from ..driver.evaluate import ChainError
+from ..driver.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
+from .common import ChainOperator
+
+
+def _key(struct, paths) -> None:
+    """Auto Keying: key ``struct``'s (object or pose bone) location and/or rotation at the current frame."""
+    for path in paths:
+        if path == "rotation":
+            path = rotation_channel(struct.rotation_mode)[0]
+        group = struct.name if isinstance(struct, bpy.types.PoseBone) else ""
+        struct.keyframe_insert(path, group=group)
+
+
+class _SnapOperator(ChainOperator):
+    """Snap the chain with ``snap(context, obj, chain)``; with Auto Keying, key what it moved."""
+
+    bl_options = {"REGISTER", "UNDO"}
+    done = ""
+
+    def execute(self, context):
+        obj, chain = self.armature_and_chain(context)
+        if chain is None:
+            return {"CANCELLED"}
+        try:
+            self.snap(context, obj, chain)
+        except ChainError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        if context.scene.tool_settings.use_keyframe_insert_auto:
+            for struct, paths in self.moved(obj, chain):
+                _key(struct, paths)
+        self.report({"INFO"}, self.done.format(chain=chain.name))
+        return {"FINISHED"}
+
+
+class POSE_OT_two_bone_ik_snap_ik_to_fk(_SnapOperator, bpy.types.Operator):
+    """Move the chain's target to the tip of the FK pose and its pole into the FK bend plane, so \
+switching to IK changes nothing"""
+
+    bl_idname = "pose.two_bone_ik_snap_ik_to_fk"
+    bl_label = "Snap IK to FK"
+    done = "Snapped the target and pole of '{chain}' to its FK pose"
+    snap = staticmethod(snap_ik_to_fk)
+
+    @staticmethod
+    def moved(obj, chain):
+        turned = chain.end_rotation == "TARGET"
+        for role, paths in (("target", ["location"] + ["rotation"] * turned), ("pole", ["location"])):
+            source = getattr(chain, role)
+            if source is not None:
+                yield controlled(source, getattr(chain, f"{role}_bone")), paths
+
+
+class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):
+    """Copy the chain's solved pose into the bones' FK rotations, so switching to FK changes nothing"""
+
+    bl_idname = "pose.two_bone_ik_snap_fk_to_ik"
+    bl_label = "Snap FK to IK"
+    done = "Copied the solved pose of '{chain}' to its FK rotations"
+    snap = staticmethod(snap_fk_to_ik)
+
+    @staticmethod
+    def moved(obj, chain):
+        for _, name in chain_bone_slots(obj, chain):
+            yield obj.pose.bones[name], ["rotation"]

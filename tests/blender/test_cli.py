@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 5, the headless command ``blender --command two_bone_ik bake|report`` (case C24).
+
+There is no ``blender`` executable here, so the registered command's function is called with an
+argument list, end to end on a saved .blend, in a second process running real Blender (the PyPI
+bpy module with this checkout enabled as the extension).
+"""
+
+import csv
+import json
+
+import addon_utils
+import bpy
+import pytest
+from blender_rig import (
+    MODULE,
+    add_chain,
+    assert_close,
+    fcurves,
+    make_empty,
+    make_leg,
+    package,
+    run_blender,
+    world_tail,
+)
+
+TOLERANCE = 1e-5
+
+
+def save_base_rig(path, *, animate: bool = False) -> None:
+    """Save the base rig (thigh (0,0,0)->(0,1,0), shin ->(0,2,0), target (1.2,0,0.5), pole
+    (1.2,0.5,0.5)) to ``path``; with ``animate`` the target goes out of reach from frame 4 and a
+    second, disabled chain is added."""
+    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
+    target = make_empty("Target", (1.2, 0, 0.5))
+    add_chain(obj, target, make_empty("Pole", (1.2, 0.5, 0.5)))
+    if animate:
+        for frame, location in ((1, (1.2, 0, 0.5)), (3, (1.2, 0, 0.5)), (4, (3.0, 0, 0))):
+            target.location = location
+            target.keyframe_insert("location", frame=frame)
+        for fcurve in fcurves(target):
+            for point in fcurve.keyframe_points:
+                point.interpolation = "CONSTANT"
+        spare = add_chain(obj, target, None)
+        spare.name, spare.enabled = "spare", False
+    bpy.context.view_layer.update()
+    bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
+
+
+def result_of(process) -> dict:
+    """The JSON the second process printed on its RESULT line (asserting it ran)."""
+    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
+    assert process.returncode == 0 and lines, f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def test_command_is_registered_once(scene):
+    """C23/C24: the command is registered once while enabled, never twice, and gone when disabled."""
+    cli = package().cli
+    assert cli.is_registered()
+    cli.register()
+    assert cli.is_registered()
+    for _ in range(2):
+        addon_utils.disable(MODULE, default_set=True)
+        assert not cli.is_registered()
+        assert addon_utils.enable(MODULE, default_set=True, handle_error=None) is not None
+        cli = package().cli
+        assert cli.is_registered()
+    assert cli.COMMAND == "two_bone_ik" and cli.COMMAND.isidentifier()
+
+
+def test_bake_command_end_to_end(scene, tmp_path):
+    """C24: bake returns 0 with 10 keys per channel, 1 with one line for a bad argument; --output plays back."""
+    # The base rig: ["bake", "--start", "1", "--end", "10"] leaves 10 keys per channel; ["bake", "--start", "x"]
+    # returns 1 with a one-line error and no traceback.
+    rig, baked = tmp_path / "rig.blend", tmp_path / "baked.blend"
+    save_base_rig(rig)
+    process = run_blender(
+        f"""
+        from blender_rig import fcurves
+        execute = package().cli.execute
+        result = {{"bad": execute(["bake", "--start", "x"])}}
+        result["missing"] = execute(["bake", {str(tmp_path / "none.blend")!r}])
+        result["file"] = execute(["bake", {str(rig)!r}, "--start", "1", "--end", "10", "--output", {str(baked)!r}])
+        bpy.ops.wm.open_mainfile(filepath={str(rig)!r})
+        result["current"] = execute(["bake", "--start", "1", "--end", "10"])
+        obj = bpy.data.objects["Leg"]
+        result["keys"] = sorted(len(fcurve.keyframe_points) for fcurve in fcurves(obj))
+        result["enabled"] = obj.two_bone_ik.chains[0].enabled
+        print("RESULT " + json.dumps(result))
+        """
+    )
+    result = result_of(process)
+    assert result["bad"] == 1
+    errors = [line for line in process.stderr.splitlines() if "two_bone_ik: error" in line]
+    assert errors[0] == "two_bone_ik: error: argument --start: invalid int value: 'x'"
+    assert "Traceback" not in process.stderr
+    assert result["missing"] == 1 and "no such file" in errors[1]
+    assert len(errors) == 2
+    assert result["file"] == 0 and result["current"] == 0
+    assert result["keys"] == [10] * 8  # thigh and shin, four quaternion channels each
+    assert result["enabled"] is False
+
+    bpy.ops.wm.open_mainfile(filepath=str(baked))
+    obj = bpy.data.objects["Leg"]
+    assert not obj.two_bone_ik.chains[0].enabled
+    assert [len(fcurve.keyframe_points) for fcurve in fcurves(obj)] == [10] * 8
+    bpy.data.objects["Target"].location = (0, 0, 2)  # nothing follows it any more
+    for frame in (1, 5, 10):
+        bpy.context.scene.frame_set(frame)
+        bpy.context.view_layer.update()
+        assert_close(world_tail(obj, "thigh"), (0.6, 0.7599342, 0.25), TOLERANCE)
+        assert_close(world_tail(obj, "shin"), (1.2, 0, 0.5), TOLERANCE)
+
+
+def test_report_command_csv_and_json(scene, tmp_path):
+    """report writes a row per chain and frame (reach, shortfall, status) as CSV or JSON."""
+    rig = tmp_path / "rig.blend"
+    save_base_rig(rig, animate=True)
+    csv_path, json_path = tmp_path / "reach.csv", tmp_path / "reach.json"
+    process = run_blender(
+        f"""
+        execute = package().cli.execute
+        result = {{
+            "csv": execute(["report", {str(rig)!r}, "--start", "1", "--end", "5", "--output", {str(csv_path)!r}]),
+            "json": execute(["report", {str(rig)!r}, "--start", "2", "--end", "4", "--format", "json",
+                             "--chain", "shin", "-o", {str(json_path)!r}]),
+            "stdout": execute(["report", "--start", "1", "--end", "1"]),
+            "bad_range": execute(["report", "--start", "5", "--end", "1"]),
+            "frame": bpy.context.scene.frame_current,
+        }}
+        print("RESULT " + json.dumps(result))
+        """
+    )
+    result = result_of(process)
+    assert (result["csv"], result["json"], result["stdout"], result["bad_range"]) == (0, 0, 0, 1)
+    assert result["frame"] == 1
+    assert "armature,chain,frame,enabled,reachable,too_close,shortfall,status" in process.stdout
+    assert "two_bone_ik: error: --end 1 is before --start 5" in process.stderr
+
+    with open(csv_path, newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    assert [(row["chain"], row["frame"]) for row in rows] == [
+        (chain, str(frame)) for frame in range(1, 6) for chain in ("shin", "spare")
+    ]
+    shin = {int(row["frame"]): row for row in rows if row["chain"] == "shin"}
+    assert shin[1]["reachable"] == "True" and float(shin[1]["shortfall"]) == 0.0 and shin[1]["status"] == ""
+    assert shin[5]["reachable"] == "False" and shin[5]["too_close"] == "False"
+    assert float(shin[5]["shortfall"]) == pytest.approx(1.0, abs=TOLERANCE)  # target 3 m away, chain 2 m long
+    spare = [row for row in rows if row["chain"] == "spare"]
+    assert all(row["enabled"] == "False" and row["reachable"] == "" and row["status"] == "Disabled" for row in spare)
+
+    with open(json_path, encoding="utf-8") as file:
+        records = json.load(file)
+    assert [(record["chain"], record["frame"], record["reachable"]) for record in records] == [
+        ("shin", 2, True), ("shin", 3, True), ("shin", 4, False)
+    ]
+    assert records[2]["shortfall"] == pytest.approx(1.0, abs=TOLERANCE)
+    assert set(records[0]) == set(package().cli.commands.COLUMNS)
+
+
+def test_command_help_exits_zero(scene, capfd):
+    """--help prints the usage and returns 0 instead of exiting Blender."""
+    assert package().cli.execute(["--help"]) == 0
+    assert package().cli.execute(["bake", "--help"]) == 0
+    assert "blender --command two_bone_ik bake" in capfd.readouterr().out
+    assert package().cli.execute([]) == 1

@@ -1,0 +1,499 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 5, the chain operators through bpy.ops: add (selection, mirror), remove, snap, select, undo.
+
+Each runs in real Blender with a context override and is checked on the resulting data and on
+evaluated world positions. Undo: background Blender pushes no undo step after an operator called
+from Python, so each undo test pushes the step the interface would push, then undoes and redoes it.
+"""
+
+import bpy
+import pytest
+from blender_rig import (
+    add_chain,
+    assert_close,
+    fcurves,
+    make_armature,
+    make_empty,
+    make_leg,
+    make_leg_with_foot,
+    make_legs,
+    package,
+    set_mode,
+    world_head,
+    world_tail,
+)
+from mathutils import Euler, Matrix, Vector
+
+TOLERANCE = 1e-5  # metres, on chains about 2 m long
+
+
+def base_rig():
+    """Thigh (0,0,0)->(0,1,0), shin ->(0,2,0), target (1.2,0,0.5), pole (1.2,0.5,0.5): solved."""
+    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
+    add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
+    bpy.context.view_layer.update()
+    return obj
+
+
+def bone_positions(obj) -> dict:
+    """World (head, tail) and armature-space pose matrix of every pose bone, evaluated."""
+    bpy.context.view_layer.update()
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    return {
+        name: (world_head(obj, name), world_tail(obj, name), Matrix(evaluated.pose.bones[name].matrix))
+        for name in obj.pose.bones.keys()
+    }
+
+
+def assert_same_positions(obj, before: dict, tolerance: float = TOLERANCE) -> None:
+    """Every bone is where it was (head and tail to ``tolerance``) and turned the same (roll too)."""
+    for name, (head, tail, matrix) in bone_positions(obj).items():
+        assert_close(head, before[name][0], tolerance)
+        assert_close(tail, before[name][1], tolerance)
+        difference = matrix.to_3x3() - before[name][2].to_3x3()
+        turn = max(abs(value) for row in difference for value in row)
+        assert turn < 1e-5, f"{name} turned by {turn:.3g}"
+
+
+def select_only(obj, names) -> None:
+    """Pose Mode with exactly ``names`` selected (PoseBone.select on 5.0, Bone.select on 4.x)."""
+    set_mode(obj, "POSE")
+    select_bone = package().driver.chains.select_bone
+    for bone in obj.pose.bones:
+        select_bone(obj, bone.name, bone.name in names)
+
+
+def run(operator, obj, **properties):
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        return operator(**properties)
+
+
+def push_before() -> None:
+    """Undo needs two pushed steps in background before ed.undo polls True."""
+    bpy.ops.ed.undo_push(message="Before")
+    bpy.ops.ed.undo_push(message="Before")
+
+
+def undo_and_redo(label: str, check_undone, check_redone) -> None:
+    """Push the step the interface pushes after an operator, undo it and redo it, checking each."""
+    bpy.ops.ed.undo_push(message=label)
+    bpy.ops.ed.undo()
+    check_undone()
+    bpy.ops.ed.redo()
+    check_redone()
+
+
+# --- Add --------------------------------------------------------------------------------------------
+
+
+def test_add_every_selected_lower_bone_at_once(scene):
+    """Both shins and one thigh selected: one step adds a chain per shin, and no bone moves."""
+    obj = make_legs(hips=True)
+    obj.pose.bones["shin.L"].rotation_quaternion = Euler((0.4, 0, 0)).to_quaternion()  # the way the knee bends
+    before = bone_positions(obj)
+    select_only(obj, {"shin.L", "shin.R", "thigh.L"})
+    assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
+    chains = obj.two_bone_ik.chains
+    assert sorted((chain.upper_bone, chain.lower_bone) for chain in chains) == [
+        ("thigh.L", "shin.L"), ("thigh.R", "shin.R")
+    ]
+    assert all(chain.target is not None and chain.pole is not None for chain in chains)
+    bpy.context.view_layer.update()
+    assert all(chain.status == "" and chain.reachable for chain in chains)
+    assert_same_positions(obj, before)
+
+
+@pytest.mark.parametrize("left, right", [(".L", ".R"), ("_l", "_r"), ("-L", "-R")])
+def test_add_mirrored_chain_in_the_same_step(scene, left, right):
+    """Mirror also adds the chain on the mirrored bones (.L/.R, _l/_r, -L/-R), and nothing moves."""
+    obj = make_legs(left, right, hips=True)
+    obj.pose.bones[f"thigh{right}"].rotation_quaternion = Euler((0, 0.3, 0.2)).to_quaternion()
+    before = bone_positions(obj)
+    select_only(obj, {f"shin{left}"})
+    assert run(bpy.ops.pose.two_bone_ik_add, obj, mirror=True) == {"FINISHED"}
+    assert [chain.lower_bone for chain in obj.two_bone_ik.chains] == [f"shin{left}", f"shin{right}"]
+    assert_same_positions(obj, before)
+
+
+def test_c21_only_the_shin_selected(scene):
+    """C21: in Pose Mode with only the shin selected (no active bone), upper = thigh, lower = shin."""
+    obj = make_leg()
+    select_only(obj, {"shin"})
+    obj.data.bones.active = None
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert [bone.name for bone in bpy.context.selected_pose_bones] == ["shin"]
+        assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
+    chain = obj.two_bone_ik.chains[0]
+    assert (chain.upper_bone, chain.lower_bone) == ("thigh", "shin")
+    assert package().driver.chains.is_bone_selected(obj, "shin")
+
+
+def test_add_poll_in_object_mode_is_false_and_says_why(scene):
+    """C21: headless in Object Mode, poll is False without raising and says to enter Pose Mode."""
+    obj = make_leg()
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.context.selected_pose_bones is None
+        assert not bpy.ops.pose.two_bone_ik_add.poll()
+        with pytest.raises(RuntimeError, match="Pose Mode"):
+            bpy.ops.pose.two_bone_ik_add()
+
+
+def test_add_poll_without_a_usable_bone(scene):
+    """A selected root bone (no parent) cannot be a lower bone: poll says to select the lower bone."""
+    obj = make_leg()
+    select_only(obj, {"thigh"})
+    obj.data.bones.active = obj.data.bones["thigh"]
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert not bpy.ops.pose.two_bone_ik_add.poll()
+        with pytest.raises(RuntimeError, match="lower bone"):
+            bpy.ops.pose.two_bone_ik_add()
+
+
+def test_add_does_not_duplicate_a_chain(scene, capfd):
+    """Adding again on a bone that has a chain adds nothing and warns."""
+    obj = make_leg()
+    select_only(obj, {"shin"})
+    assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
+    assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"CANCELLED"}
+    assert len(obj.two_bone_ik.chains) == 1
+    assert "Already a chain on shin" in capfd.readouterr().out
+
+
+def test_add_warns_about_other_constraints(scene, capfd):
+    """C13: adding a chain on bones that carry other constraints warns about them."""
+    obj = make_leg()
+    constraint = obj.pose.bones["shin"].constraints.new("LIMIT_ROTATION")
+    constraint.use_limit_x = True
+    select_only(obj, {"shin"})
+    assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
+    assert "shin carry other constraints" in capfd.readouterr().out
+
+
+def test_add_undo_and_redo(scene):
+    """Undo removes the chain and its empties; redo brings them back and the chain solves."""
+    obj = make_leg()
+    select_only(obj, {"shin"})
+    push_before()
+    assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
+
+    def undone():
+        assert len(bpy.data.objects["Leg"].two_bone_ik.chains) == 0
+        assert bpy.data.objects.get("IK Target shin") is None
+
+    def redone():
+        leg = bpy.data.objects["Leg"]
+        assert len(leg.two_bone_ik.chains) == 1
+        leg.two_bone_ik.chains[0].target.location.x += 0.1
+        bpy.context.view_layer.update()
+        assert leg.two_bone_ik.chains[0].status == ""
+        assert_close(world_tail(leg, "shin"), leg.two_bone_ik.chains[0].target.location, TOLERANCE)
+
+    undo_and_redo("Add Two-Bone IK Chain", undone, redone)
+
+
+# --- Remove -----------------------------------------------------------------------------------------
+
+
+def test_remove_keeps_the_last_solved_pose(scene):
+    """Removing a chain keeps the solved pose as FK, and the target and pole by default."""
+    obj = base_rig()
+    before = bone_positions(obj)
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
+    assert len(obj.two_bone_ik.chains) == 0
+    assert bpy.data.objects.get("Target") and bpy.data.objects.get("Pole")
+    bpy.data.objects["Target"].location = (0, 0, 1)
+    assert_same_positions(obj, before)
+
+
+def test_remove_restores_fk_and_deletes_empties(scene):
+    """Restore FK Pose puts back the FK pose; Delete Target and Pole keeps an empty another chain uses."""
+    obj = make_legs()
+    obj.pose.bones["thigh.L"].rotation_quaternion = Euler((0.3, 0, 0.1)).to_quaternion()
+    fk = bone_positions(obj)
+    shared = make_empty("Shared Pole", (0, 0.5, 0.5))
+    add_chain(obj, make_empty("Target.L", (1.2, 0, 0.5)), shared, "thigh.L", "shin.L")
+    add_chain(obj, make_empty("Target.R", (-1.2, 0, 0.5)), shared, "thigh.R", "shin.R")
+    bpy.context.view_layer.update()
+    assert (world_tail(obj, "shin.L") - fk["shin.L"][1]).length > 0.5  # the solve moved the leg
+    obj.two_bone_ik.active_chain_index = 0
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj, delete_empties=True, restore_fk=True) == {"FINISHED"}
+    assert bpy.data.objects.get("Target.L") is None
+    assert bpy.data.objects.get("Shared Pole") is not None
+    assert [chain.lower_bone for chain in obj.two_bone_ik.chains] == ["shin.R"]
+    assert obj.two_bone_ik.active_chain_index == 0
+    for bone in ("thigh.L", "shin.L"):
+        assert_close(world_tail(obj, bone), fk[bone][1], TOLERANCE)
+
+
+def test_remove_a_named_chain(scene):
+    """The chain property picks the chain to remove instead of the active one."""
+    obj = base_rig()
+    add_chain(obj, None, None).name = "spare"
+    obj.two_bone_ik.active_chain_index = 0
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj, chain="spare") == {"FINISHED"}
+    assert [chain.name for chain in obj.two_bone_ik.chains] == ["shin"]
+    with pytest.raises(RuntimeError, match="No chain 'gone'"):
+        run(bpy.ops.pose.two_bone_ik_remove, obj, chain="gone")
+
+
+def test_remove_undo_and_redo(scene):
+    """Undo brings the chain and its empties back, solving; redo removes them again."""
+    obj = base_rig()
+    push_before()
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj, delete_empties=True) == {"FINISHED"}
+
+    def undone():
+        leg = bpy.data.objects["Leg"]
+        assert [chain.name for chain in leg.two_bone_ik.chains] == ["shin"]
+        bpy.data.objects["Target"].location = (0.5, 1.0, 0.2)
+        bpy.context.view_layer.update()
+        assert_close(world_tail(leg, "shin"), (0.5, 1.0, 0.2), TOLERANCE)
+
+    def redone():
+        assert len(bpy.data.objects["Leg"].two_bone_ik.chains) == 0
+        assert bpy.data.objects.get("Target") is None
+
+    undo_and_redo("Remove Two-Bone IK Chain", undone, redone)
+
+
+# --- Snap -------------------------------------------------------------------------------------------
+
+
+def pose_fk(obj) -> None:
+    """A bent FK pose on thigh and shin (quaternion channels); the shin turns about its X axis the
+    way the hinge bends (a hyperextended knee would need a half-turn of the thigh to solve)."""
+    obj.pose.bones["thigh"].rotation_quaternion = Euler((0.5, -0.2, 0.3)).to_quaternion()
+    obj.pose.bones["shin"].rotation_quaternion = Euler((1.1, 0.0, 0.0)).to_quaternion()
+
+
+def test_snap_ik_to_fk_then_enable_changes_nothing(scene):
+    """Snap IK to FK on a disabled, hand-posed chain: enabling it then moves and turns no bone."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    chain.enabled = False
+    pose_fk(obj)
+    fk = bone_positions(obj)
+    assert run(bpy.ops.pose.two_bone_ik_snap_ik_to_fk, obj) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert_close(chain.target.matrix_world.translation, fk["shin"][1], TOLERANCE)
+    root, joint, end = fk["thigh"][0], fk["shin"][0], fk["shin"][1]
+    normal = (joint - root).cross(end - joint).normalized()
+    pole = chain.pole.matrix_world.translation
+    assert abs((pole - root).dot(normal)) < TOLERANCE
+    assert (pole - root).dot(joint - root) > 0
+    chain.enabled = True
+    bpy.context.view_layer.update()
+    assert chain.status == "" and chain.reachable
+    assert_same_positions(obj, fk)
+
+
+def test_snap_ik_to_fk_on_an_enabled_blended_chain(scene):
+    """Snap IK to FK on a chain at influence 0.4: afterwards every influence shows the FK pose."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    pose_fk(obj)
+    chain.influence = 0.0
+    fk = bone_positions(obj)
+    chain.influence = 0.4
+    bpy.context.view_layer.update()
+    assert (world_tail(obj, "shin") - fk["shin"][1]).length > 0.1
+    assert run(bpy.ops.pose.two_bone_ik_snap_ik_to_fk, obj) == {"FINISHED"}
+    for influence in (0.4, 1.0, 0.0):
+        chain.influence = influence
+        assert_same_positions(obj, fk)
+
+
+def test_snap_ik_to_fk_turns_a_target_the_foot_follows(scene):
+    """With End Rotation 'Target', Snap IK to FK turns the target so the foot keeps its FK rotation."""
+    obj = make_leg_with_foot()
+    chain = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
+    chain.end_rotation = "TARGET"
+    chain.enabled = False
+    pose_fk(obj)
+    obj.pose.bones["foot"].rotation_quaternion = Euler((0.3, 0.4, -0.2)).to_quaternion()
+    fk = bone_positions(obj)
+    assert run(bpy.ops.pose.two_bone_ik_snap_ik_to_fk, obj) == {"FINISHED"}
+    chain.enabled = True
+    assert_same_positions(obj, fk)
+
+
+def test_snap_fk_to_ik_then_disable_changes_nothing(scene):
+    """Snap FK to IK at influence 0.6: influence 0, 1 or a disabled chain all show the full solve."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    solved = bone_positions(obj)
+    pose_fk(obj)
+    chain.influence = 0.6
+    bpy.context.view_layer.update()
+    assert (world_tail(obj, "shin") - solved["shin"][1]).length > 0.1
+    assert run(bpy.ops.pose.two_bone_ik_snap_fk_to_ik, obj) == {"FINISHED"}
+    assert chain.influence == pytest.approx(0.6)
+    for influence in (0.6, 0.0, 1.0):
+        chain.influence = influence
+        assert_same_positions(obj, solved)
+    chain.enabled = False
+    chain.target.location = (0, 0, 2)
+    assert_same_positions(obj, solved)
+
+
+def test_snap_fk_to_ik_with_auto_keying_keys_the_rotations(scene):
+    """With Auto Keying on, Snap FK to IK keys the chain bones' rotations at the current frame."""
+    obj = base_rig()
+    scene.tool_settings.use_keyframe_insert_auto = True
+    scene.frame_set(4)
+    assert run(bpy.ops.pose.two_bone_ik_snap_fk_to_ik, obj) == {"FINISHED"}
+    keyed = {(fcurve.data_path, tuple(point.co.x for point in fcurve.keyframe_points)) for fcurve in fcurves(obj)}
+    assert keyed == {
+        ('pose.bones["thigh"].rotation_quaternion', (4.0,)),
+        ('pose.bones["shin"].rotation_quaternion', (4.0,)),
+    }
+
+
+def test_snap_reports_a_chain_without_target(scene):
+    """Snapping a chain that has no target changes nothing and says why."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    target = chain.target
+    chain.target = None
+    for operator in (bpy.ops.pose.two_bone_ik_snap_ik_to_fk, bpy.ops.pose.two_bone_ik_snap_fk_to_ik):
+        with pytest.raises(RuntimeError, match="Set a target object"):
+            run(operator, obj)
+    assert chain.pole.location == Vector((1.2, 0.5, 0.5))
+    assert target.location == Vector((1.2, 0, 0.5))
+
+
+def test_snap_undo_and_redo(scene):
+    """Undo after Snap IK to FK puts the target back; redo snaps it again."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    chain.enabled = False
+    pose_fk(obj)
+    tip = bone_positions(obj)["shin"][1]
+    push_before()
+    assert run(bpy.ops.pose.two_bone_ik_snap_ik_to_fk, obj) == {"FINISHED"}
+
+    def undone():
+        assert_close(bpy.data.objects["Target"].location, (1.2, 0, 0.5), 1e-6)
+
+    def redone():
+        assert_close(bpy.data.objects["Target"].location, tip, TOLERANCE)
+
+    undo_and_redo("Snap IK to FK", undone, redone)
+
+
+# --- Select -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["target", "pole"])
+def test_select_target_and_pole(scene, role):
+    """Select Target/Pole leaves Pose Mode, selects only the empty, makes it active; the panel stays."""
+    obj = base_rig()
+    set_mode(obj, "POSE")
+    obj.select_set(True)
+    operator = getattr(bpy.ops.pose, f"two_bone_ik_select_{role}")
+    assert run(operator, obj) == {"FINISHED"}
+    source = bpy.data.objects[role.capitalize()]
+    assert obj.mode == "OBJECT"
+    assert bpy.context.view_layer.objects.active == source
+    assert [other.name for other in bpy.context.selected_objects] == [source.name]
+    assert bpy.types.VIEW3D_PT_two_bone_ik.poll(bpy.context)
+
+
+def test_c21_select_a_pole_bone(scene):
+    """C21: a pole that is a control bone of the same rig is selected as a bone, in Pose Mode."""
+    obj = make_armature(
+        "Leg",
+        [
+            ("thigh", (0, 0, 0), (0, 1, 0), None, False),
+            ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
+            ("knee_pole", (1.2, 0.5, 0.5), (1.2, 0.5, 0.7), None, False),
+        ],
+    )
+    chain = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), obj)
+    chain.pole_bone = "knee_pole"
+    select_only(obj, {"shin"})
+    assert run(bpy.ops.pose.two_bone_ik_select_pole, obj) == {"FINISHED"}
+    chains = package().driver.chains
+    assert obj.mode == "POSE"
+    assert [bone.name for bone in obj.pose.bones if chains.is_bone_selected(obj, bone.name)] == ["knee_pole"]
+    assert obj.data.bones.active.name == "knee_pole"
+
+
+def test_select_poll_without_pole(scene):
+    """Select Pole cannot run for a chain without a pole, and says so."""
+    obj = base_rig()
+    obj.two_bone_ik.chains[0].pole = None
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_select_target.poll()
+        assert not bpy.ops.pose.two_bone_ik_select_pole.poll()
+        with pytest.raises(RuntimeError, match="has no pole"):
+            bpy.ops.pose.two_bone_ik_select_pole()
+
+
+def test_select_undo_and_redo(scene):
+    """Undo after Select Target gives back the armature in Pose Mode; redo selects the target again."""
+    obj = base_rig()
+    set_mode(obj, "POSE")
+    push_before()
+    assert run(bpy.ops.pose.two_bone_ik_select_target, obj) == {"FINISHED"}
+
+    def undone():
+        assert bpy.context.view_layer.objects.active.name == "Leg"
+        assert bpy.data.objects["Leg"].mode == "POSE"
+
+    def redone():
+        assert bpy.context.view_layer.objects.active.name == "Target"
+
+    undo_and_redo("Select Two-Bone IK Target", undone, redone)
+
+
+# --- Every operator ---------------------------------------------------------------------------------
+
+OPERATORS = (
+    "add", "remove", "bake", "snap_ik_to_fk", "snap_fk_to_ik", "select_target", "select_pole",
+)
+
+
+@pytest.mark.parametrize("name", OPERATORS)
+def test_operator_conventions(extension, name):
+    """Each operator has Blender's naming, a tooltip, REGISTER and UNDO, and an entry in the Pose submenu (F3)."""
+    cls = getattr(bpy.types, f"POSE_OT_two_bone_ik_{name}")
+    assert cls.bl_idname == f"pose.two_bone_ik_{name}"
+    assert {"REGISTER", "UNDO"} <= cls.bl_options
+    assert cls.__doc__ and cls.__doc__.strip()
+    assert f'"pose.two_bone_ik_{name}"' in _menu_source()
+
+
+def _menu_source() -> str:
+    import inspect
+
+    return inspect.getsource(bpy.types.VIEW3D_MT_pose_two_bone_ik.draw)
+
+
+def test_pose_menu_lists_the_submenu_once(extension):
+    """The Pose menu carries our submenu exactly once."""
+    functions = [f for f in bpy.types.VIEW3D_MT_pose._dyn_ui_initialize() if getattr(f, "__name__", "") == "_pose_menu"]
+    assert len(functions) == 1
+
+
+def test_operators_refuse_a_linked_armature(scene, tmp_path):
+    """C14: on a rig linked from another file, Add Chain and Bake are refused with a clear message."""
+    base_rig()
+    library = tmp_path / "rig.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(library), copy=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with bpy.data.libraries.load(str(library), link=True) as (data_from, data_to):
+        data_to.objects = ["Leg"]
+    obj = data_to.objects[0]
+    scene = bpy.context.scene
+    scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.context.view_layer.update()
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        for operator in (bpy.ops.pose.two_bone_ik_bake, bpy.ops.pose.two_bone_ik_remove):
+            assert not operator.poll()
+            with pytest.raises(RuntimeError, match="linked from a library"):
+                operator()
+        with pytest.raises(RuntimeError, match="linked from a library"):
+            bpy.ops.pose.two_bone_ik_add()
+    assert len(obj.two_bone_ik.chains) == 1

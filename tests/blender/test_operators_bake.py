@@ -1,0 +1,313 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 5, Bake: pose.two_bone_ik_bake keys the solve so the animation plays without the extension.
+
+Cases C15 (slotted actions), C16 (re-baking a range) and C17 (continuity) with their right values;
+baking then disabling gives the same pose on every frame to 1e-5 m; undo; cancelling changes nothing.
+"""
+
+import math
+
+import bpy
+import pytest
+from blender_rig import (
+    add_chain,
+    assert_close,
+    expected_world,
+    fcurves,
+    keyframe_snapshot,
+    make_empty,
+    make_leg,
+    make_leg_with_foot,
+    make_legs,
+    package,
+    world_head,
+    world_tail,
+)
+from mathutils import Matrix
+
+TOLERANCE = 1e-5  # metres, on chains about 2 m long
+
+
+def base_rig(rotation_mode: str = "QUATERNION"):
+    """The base rig of the later cases: thigh (0,0,0)->(0,1,0), shin ->(0,2,0), target (1.2,0,0.5),
+    pole (1.2,0.5,0.5), one chain, solved."""
+    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
+    for pose_bone in obj.pose.bones:
+        pose_bone.rotation_mode = rotation_mode
+    add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
+    bpy.context.view_layer.update()
+    return obj
+
+
+def key_location(obj, frames_locations, interpolation: str = "BEZIER") -> None:
+    """Key ``obj.location`` at each (frame, location)."""
+    for frame, location in frames_locations:
+        obj.location = location
+        obj.keyframe_insert("location", frame=frame)
+    for fcurve in fcurves(obj):
+        for point in fcurve.keyframe_points:
+            point.interpolation = interpolation
+
+
+def live_positions(obj, frames, bones=("thigh", "shin")) -> dict:
+    """World (head, tail) of ``bones`` per frame, as the live driver solves them."""
+    positions = {}
+    for frame in frames:
+        bpy.context.scene.frame_set(frame)
+        bpy.context.view_layer.update()
+        positions[frame] = [(world_head(obj, bone), world_tail(obj, bone)) for bone in bones]
+    return positions
+
+
+def assert_plays_like(obj, live: dict, bones=("thigh", "shin")) -> None:
+    """With the chain disabled, every frame shows the pose the live driver solved, to 1e-5 m."""
+    assert not any(chain.enabled for chain in obj.two_bone_ik.chains)
+    for frame, expected in live.items():
+        bpy.context.scene.frame_set(frame)
+        bpy.context.view_layer.update()
+        for bone, (head, tail) in zip(bones, expected):
+            assert_close(world_head(obj, bone), head, TOLERANCE)
+            assert_close(world_tail(obj, bone), tail, TOLERANCE)
+
+
+def run_bake(obj, **properties):
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        return bpy.ops.pose.two_bone_ik_bake(**properties)
+
+
+def rotation_curves(obj, bone: str) -> list:
+    pose_bone = obj.pose.bones[bone]
+    path = pose_bone.path_from_id(package().driver.bake.rotation_channel(pose_bone.rotation_mode)[0])
+    return sorted((fcurve for fcurve in fcurves(obj) if fcurve.data_path == path), key=lambda f: f.array_index)
+
+
+def key_frames(fcurve) -> list[float]:
+    return [point.co.x for point in fcurve.keyframe_points]
+
+
+def test_bake_plays_the_live_pose_on_every_frame(scene):
+    """Baking the scene range keys every frame; disabled, each frame shows the live solve to 1e-5 m."""
+    obj = base_rig()
+    target = bpy.data.objects["Target"]
+    key_location(target, [(1, (0.5, 0, 0.5)), (10, (1.9, 0.3, 0.2)), (20, (0.2, -0.4, 1.1))])
+    scene.frame_start, scene.frame_end = 1, 20
+    scene.frame_set(7)
+    live = live_positions(obj, range(1, 21))
+    scene.frame_set(7)
+    assert run_bake(obj) == {"FINISHED"}
+    assert scene.frame_current == 7
+    for bone in ("thigh", "shin"):
+        curves = rotation_curves(obj, bone)
+        assert len(curves) == 4
+        for fcurve in curves:
+            assert key_frames(fcurve) == [float(frame) for frame in range(1, 21)]
+    assert_plays_like(obj, live)
+
+
+def test_bake_then_disable_matches_out_of_reach_and_euler(scene):
+    """An unreachable stretch and Euler bones bake to the same pose as the live clamp."""
+    obj = base_rig("XYZ")
+    target = bpy.data.objects["Target"]
+    key_location(target, [(1, (1.2, 0, 0.5)), (12, (3.0, 1.0, -1.0))])
+    live = live_positions(obj, range(1, 13))
+    assert not obj.two_bone_ik.chains[0].reachable  # frame 12 is out of reach
+    assert run_bake(obj, frame_start=1, frame_end=12) == {"FINISHED"}
+    assert len(rotation_curves(obj, "thigh")) == 3
+    assert_plays_like(obj, live)
+
+
+def test_c15_baked_slot_is_bound(scene):
+    """C15: the baked slot is bound to the armature, so the keys play: every frame shows the live solve."""
+    obj = base_rig()
+    target = bpy.data.objects["Target"]
+    key_location(target, [(1, (1.2, 0, 0.5)), (10, (1.5, 0, 0.8))])
+    live = live_positions(obj, range(1, 11))
+    assert run_bake(obj, frame_start=1, frame_end=10) == {"FINISHED"}
+    animation = obj.animation_data
+    if hasattr(animation, "action_slot"):
+        slot = animation.action_slot
+        assert slot is not None
+        assert slot in list(animation.action.slots)
+        assert obj in slot.users()
+    assert_plays_like(obj, live)
+
+
+def test_c15_bake_into_an_action_that_animates_another_object(scene):
+    """C15: baking into an action that animates the target keeps its keys and adds the armature's own slot."""
+    obj = base_rig()
+    target = bpy.data.objects["Target"]
+    key_location(target, [(1, (1.2, 0, 0.5)), (10, (1.5, 0, 0.8))])
+    action = target.animation_data.action
+    target_keys = keyframe_snapshot(target)
+    obj.animation_data_create().action = action
+    live = live_positions(obj, range(1, 11))
+    assert run_bake(obj, frame_start=1, frame_end=10) == {"FINISHED"}
+    assert obj.animation_data.action == action
+    assert keyframe_snapshot(target) == target_keys
+    if hasattr(obj.animation_data, "action_slot"):
+        assert obj.animation_data.action_slot != target.animation_data.action_slot
+        assert target.animation_data.action_slot.users() == [target]
+    assert_plays_like(obj, live)
+    scene.frame_set(10)
+    assert_close(target.matrix_world.translation, (1.5, 0, 0.8), 1e-6)
+
+
+def test_c16_rebake_a_range(scene):
+    """C16: re-baking 5-15 of a 1-30 bake replaces only those keys, once per frame, with the new solve."""
+    obj = base_rig()
+    target = bpy.data.objects["Target"]
+    key_location(target, [(1, (1.2, 0, 0.5)), (10, (0.9, 0.4, 0.9)), (30, (0.4, 1.0, -0.3))])
+    assert run_bake(obj, frame_start=1, frame_end=30) == {"FINISHED"}
+    before = {(f.data_path, f.array_index): {p.co.x: p.co.y for p in f.keyframe_points} for f in fcurves(obj)}
+    location_curves = [f for f in fcurves(target) if f.data_path == "location"]
+    for fcurve in location_curves:
+        for point in fcurve.keyframe_points:
+            if point.co.x == 10:
+                point.co.y += (0.3, -0.2, 0.25)[fcurve.array_index]
+                point.handle_left.y = point.handle_right.y = point.co.y
+        fcurve.update()
+    scene.frame_set(10)
+    moved = target.matrix_world.translation.copy()
+
+    assert run_bake(obj, frame_start=5, frame_end=15) == {"FINISHED"}
+    for fcurve in fcurves(obj):
+        frames = key_frames(fcurve)
+        assert frames == sorted(set(frames)) == [float(frame) for frame in range(1, 31)]
+        old = before[(fcurve.data_path, fcurve.array_index)]
+        for point in fcurve.keyframe_points:
+            if not 5 <= point.co.x <= 15:
+                assert point.co.y == old[point.co.x]
+    joint, end, _ = expected_world(obj, moved, bpy.data.objects["Pole"].location)
+    scene.frame_set(10)
+    bpy.context.view_layer.update()
+    assert_close(world_tail(obj, "thigh"), joint, TOLERANCE)
+    assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+
+
+@pytest.mark.parametrize("rotation_mode", ["XYZ", "QUATERNION"])
+def test_c17_bake_continuity(scene, rotation_mode):
+    """C17: an orbiting pole bakes with no channel jumping over 0.2 rad; frame 10.5 is on the solve ±1e-3."""
+    # At frame 10.5, t = 95°: the thigh tail is (0.6 cos 95°, 0.8, 0.6 sin 95°) = (-0.0523, 0.8, 0.5977).
+    # (The case writes +0.052; cos 95° < 0 for its own orbit (cos t, 0.8, sin t).)
+    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
+    obj.pose.bones["thigh"].rotation_mode = rotation_mode
+    pole = make_empty("Pole", (1, 0.8, 0))
+    add_chain(obj, make_empty("Target", (0, 1.6, 0)), pole)
+    orbit = []
+    for frame in range(1, 38):
+        angle = math.radians(10 * (frame - 1))
+        orbit.append((frame, (math.cos(angle), 0.8, math.sin(angle))))
+    key_location(pole, orbit, interpolation="LINEAR")
+    scene.frame_set(10, subframe=0.5)
+    bpy.context.view_layer.update()
+    live_half = world_tail(obj, "thigh")
+    expected = (0.6 * math.cos(math.radians(95)), 0.8, 0.6 * math.sin(math.radians(95)))
+    assert_close(live_half, expected, 1e-5)
+
+    assert run_bake(obj, frame_start=1, frame_end=37) == {"FINISHED"}
+    for bone in ("thigh", "shin"):
+        for fcurve in rotation_curves(obj, bone):
+            values = [point.co.y for point in fcurve.keyframe_points]
+            assert len(values) == 37
+            jump = max(abs(b - a) for a, b in zip(values, values[1:]))
+            assert jump <= 0.2, f"{fcurve.data_path}[{fcurve.array_index}] jumps {jump:.3f}"
+    scene.frame_set(10, subframe=0.5)
+    bpy.context.view_layer.update()
+    assert_close(world_tail(obj, "thigh"), expected, 1e-3)
+
+
+def test_rotation_values_keep_euler_and_quaternion_continuous(scene):
+    """Fresh Euler angles jump a turn; baked Euler, quaternion and axis-angle values stay continuous."""
+    rotation_values = package().driver.bake.rotation_values
+    matrices = [Matrix.Rotation(math.radians(170 + 5 * step), 4, "Z") for step in range(5)]
+    fresh = [matrix.to_euler("XYZ").z for matrix in matrices]
+    assert max(abs(b - a) for a, b in zip(fresh, fresh[1:])) > 6.0
+    eulers = rotation_values(matrices, "XYZ")
+    assert max(abs(b[2] - a[2]) for a, b in zip(eulers, eulers[1:])) < 0.1
+    quaternions = rotation_values(matrices, "QUATERNION")
+    assert all(sum(p * q for p, q in zip(a, b)) > 0 for a, b in zip(quaternions, quaternions[1:]))
+    axis_angles = rotation_values(matrices, "AXIS_ANGLE", previous=(math.radians(165), 0, 0, 1))
+    assert max(abs(b[0] - a[0]) for a, b in zip(axis_angles, axis_angles[1:])) < 0.1
+
+
+def test_bake_keys_the_end_bone_when_it_follows_the_target(scene):
+    """With End Rotation 'Target' the foot turns with the target: it is baked too and plays back."""
+    obj = make_leg_with_foot()
+    target = make_empty("Target", (1.2, 0, 0.5))
+    chain = add_chain(obj, target, make_empty("Pole", (1.2, 0.5, 0.5)))
+    chain.end_rotation = "TARGET"
+    for frame, rotation in ((1, (0, 0, 0)), (8, (0.6, -0.4, 1.2))):
+        target.rotation_euler = rotation
+        target.keyframe_insert("rotation_euler", frame=frame)
+    bones = ("thigh", "shin", "foot")
+    live = live_positions(obj, range(1, 9), bones)
+    assert run_bake(obj, frame_start=1, frame_end=8) == {"FINISHED"}
+    assert len(rotation_curves(obj, "foot")) == 4
+    assert_plays_like(obj, live, bones)
+
+
+def test_bake_all_chains(scene):
+    """All Chains bakes every enabled chain of the armature in one step."""
+    obj = make_legs()
+    for side, x in (("L", 0.2), ("R", -0.2)):
+        target = make_empty(f"Target.{side}", (x + 1.0, 0, 0.5))
+        add_chain(obj, target, make_empty(f"Pole.{side}", (x + 1.0, 0.5, 0.5)), f"thigh.{side}", f"shin.{side}")
+        key_location(target, [(1, (x + 1.0, 0, 0.5)), (6, (x, 1.2, 0.9))])
+    obj.two_bone_ik.chains[1].name = "shin.R"
+    bones = ("thigh.L", "shin.L", "thigh.R", "shin.R")
+    live = live_positions(obj, range(1, 7), bones)
+    assert run_bake(obj, frame_start=1, frame_end=6, all_chains=True) == {"FINISHED"}
+    assert_plays_like(obj, live, bones)
+
+
+def test_bake_undo_restores_the_chain_and_removes_the_keys(scene):
+    """Undo after a bake: no keys, the chain enabled and solving again; redo brings the bake back."""
+    obj = base_rig()
+    key_location(bpy.data.objects["Target"], [(1, (1.2, 0, 0.5)), (5, (0.4, 1.2, 0.6))])
+    bpy.ops.ed.undo_push(message="Before")
+    bpy.ops.ed.undo_push(message="Before")
+    assert run_bake(obj, frame_start=1, frame_end=5) == {"FINISHED"}
+    bpy.ops.ed.undo_push(message="Bake Two-Bone IK")  # the interface pushes this step after the operator
+    bpy.ops.ed.undo()
+    obj = bpy.data.objects["Leg"]
+    assert fcurves(obj) == []
+    assert obj.two_bone_ik.chains[0].enabled
+    bpy.ops.ed.redo()
+    obj = bpy.data.objects["Leg"]
+    assert not obj.two_bone_ik.chains[0].enabled
+    assert all(len(fcurve.keyframe_points) == 5 for fcurve in fcurves(obj))
+
+
+def test_cancelled_bake_changes_nothing(scene):
+    """Cancelling a bake part-way (Esc) keys nothing and puts back the chains and the frame."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    chain.enabled = False
+    scene.frame_set(3)
+    job = package().driver.bake.BakeJob(bpy.context, obj, [chain.name], 1, 20)
+    assert chain.enabled  # a re-bake solves the chain while it runs
+    for _ in range(5):
+        assert not job.step(bpy.context)
+    assert job.done == 5
+    job.cancel(bpy.context)
+    assert obj.animation_data is None or fcurves(obj) == []
+    assert not chain.enabled
+    assert scene.frame_current == 3
+
+
+def test_bake_refuses_an_empty_range(scene):
+    """An end frame before the start frame is refused with a message; nothing is keyed."""
+    obj = base_rig()
+    with pytest.raises(RuntimeError, match="before the start frame"):
+        run_bake(obj, frame_start=10, frame_end=5)
+    assert obj.animation_data is None
+    assert obj.two_bone_ik.chains[0].enabled
+
+
+def test_bake_poll_needs_a_chain(scene):
+    """Bake cannot run without an armature that has a chain, and says why."""
+    obj = make_leg()
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert not bpy.ops.pose.two_bone_ik_bake.poll()
+        with pytest.raises(RuntimeError, match="has no two-bone IK chain"):
+            bpy.ops.pose.two_bone_ik_bake()

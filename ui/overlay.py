@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Viewport overlay: a line from each chain's root to its target and one from its joint to its pole.
+
+Interactive sessions only. Shaders are built lazily inside the draw callback, because creating any
+``gpu`` shader raises SystemError in background mode (C18), and only shader names valid from 4.2 to
+5.2 are used (C19). The draw handler is added once and removed once (C20).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import bpy
+import gpu
+from bpy.props import BoolProperty
+from gpu_extras.batch import batch_for_shader
+from mathutils import Vector
+
+from ..driver.chains import solved, source_matrix
+
+# Line colours (linear RGBA) and widths in pixels.
+REACH_COLOR = (0.25, 0.75, 1.0, 0.9)
+OUT_OF_REACH_COLOR = (1.0, 0.3, 0.15, 1.0)
+POLE_COLOR = (0.9, 0.9, 0.9, 0.6)
+REACH_WIDTH = 2.0
+POLE_WIDTH = 1.0
+
+_handle = None
+_shaders: dict = {}
+
+
+class OverlayLine(NamedTuple):
+    """One segment to draw: world-space ends, colour and width in pixels."""
+
+    start: Vector
+    end: Vector
+    color: tuple[float, float, float, float]
+    width: float
+
+
+def overlay_lines(context) -> list[OverlayLine]:
+    """The overlay's segments for every enabled chain of every visible armature (read-only).
+
+    Root to target when the target is reachable; root to where the tip stops, in the warning
+    colour, when it is not. Joint to pole when there is a pole. Chains that did not solve draw
+    nothing.
+    """
+    depsgraph = context.view_layer.depsgraph
+    lines = []
+    for obj in context.view_layer.objects:
+        if obj.type != "ARMATURE" or not len(obj.two_bone_ik.chains) or not obj.visible_get():
+            continue
+        obj_eval = obj.evaluated_get(depsgraph)
+        if obj_eval.pose is None:
+            continue
+        for chain in obj.two_bone_ik.chains:
+            upper = obj_eval.pose.bones.get(chain.upper_bone)
+            if not chain.enabled or chain.target is None or upper is None or not solved(chain.status):
+                continue
+            root = obj_eval.matrix_world @ upper.head
+            target = source_matrix(obj, chain, depsgraph, "target")
+            if chain.reachable and target is not None:
+                lines.append(OverlayLine(root, target.translation.copy(), REACH_COLOR, REACH_WIDTH))
+            else:
+                lines.append(OverlayLine(root, Vector(chain.end), OUT_OF_REACH_COLOR, REACH_WIDTH))
+            pole = source_matrix(obj, chain, depsgraph, "pole")
+            if pole is not None:
+                lines.append(OverlayLine(Vector(chain.joint), pole.translation.copy(), POLE_COLOR, POLE_WIDTH))
+    return lines
+
+
+def _shader():
+    # Built on first draw, never at import or register (C18).
+    if "line" not in _shaders:
+        _shaders["line"] = gpu.shader.from_builtin("POLYLINE_UNIFORM_COLOR")
+    return _shaders["line"]
+
+
+def _draw() -> None:
+    context = bpy.context
+    if not getattr(context.window_manager, "two_bone_ik_show_overlay", False):
+        return
+    lines = overlay_lines(context)
+    if not lines:
+        return
+    shader = _shader()
+    region = context.region
+    gpu.state.blend_set("ALPHA")
+    gpu.state.depth_test_set("NONE")
+    shader.bind()
+    shader.uniform_float("viewportSize", (region.width, region.height))
+    for line in lines:
+        shader.uniform_float("lineWidth", line.width)
+        shader.uniform_float("color", line.color)
+        batch_for_shader(shader, "LINES", {"pos": [line.start, line.end]}).draw(shader)
+    gpu.state.blend_set("NONE")
+
+
+def add_draw_handler() -> None:
+    """Add the overlay's draw callback to the 3D Viewport, once."""
+    global _handle
+    if _handle is None:
+        _handle = bpy.types.SpaceView3D.draw_handler_add(_draw, (), "WINDOW", "POST_VIEW")
+
+
+def remove_draw_handler() -> None:
+    """Remove the draw callback if it is there (a second ``draw_handler_remove`` would raise, C20)."""
+    global _handle
+    if _handle is not None:
+        bpy.types.SpaceView3D.draw_handler_remove(_handle, "WINDOW")
+        _handle = None
+    _shaders.clear()
+
+
+def has_draw_handler() -> bool:
+    """Whether the overlay's draw callback is registered."""
+    return _handle is not None
+
+
+def _redraw(self, context) -> None:
+    for window in context.window_manager.windows:
+        for area in window.screen.areas:
+            if area.type == "VIEW_3D":
+                area.tag_redraw()
+
+
+def register() -> None:
+    bpy.types.WindowManager.two_bone_ik_show_overlay = BoolProperty(
+        name="Overlay",
+        description="Draw a line from each chain's root to its target (to where the tip stops when out of "
+        "reach) and from its joint to its pole in the 3D Viewport",
+        default=True,
+        update=_redraw,
+    )
+    if not bpy.app.background:
+        add_draw_handler()
+
+
+def unregister() -> None:
+    remove_draw_handler()
+    del bpy.types.WindowManager.two_bone_ik_show_overlay
