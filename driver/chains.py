@@ -11,13 +11,11 @@ import bpy
 from mathutils import Matrix, Vector
 
 from . import pose
-from .evaluate import ChainError, _differs, _matrix, _source, chain_bones, end_bone
+from . import evaluate, fk
+from .evaluate import ChainError, chain_bones, end_bone, solved
 
 # How far the pole empty sits from the joint, as a share of the chain's length.
 POLE_DISTANCE = 0.5
-
-# The driver's statuses that still solve (warnings); any other status means the chain did not solve.
-WARNING_PREFIXES = ("No pole", "Pole is on", "Constraints on")
 
 # Bone selection lives on PoseBone from Blender 5.0 and on Bone before (BLENDER-NOTES, C21).
 POSE_BONE_SELECT = "select" in bpy.types.PoseBone.bl_rna.properties
@@ -29,11 +27,6 @@ def _unique_name(names, wanted: str) -> str:
         number += 1
         name = f"{wanted}.{number:03d}"
     return name
-
-
-def solved(status: str) -> bool:
-    """Whether a chain with this ``status`` solved: no status, or only a warning."""
-    return not status or status.startswith(WARNING_PREFIXES)
 
 
 def _selection_owner(obj, name: str):
@@ -196,13 +189,8 @@ def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
     length = _rest_length(obj, chain)
     bases = []
     for slot, name in chain_bone_slots(obj, chain):
-        current = obj.pose.bones[name].matrix_basis.copy()
-        has_written = chain.has_written_end if slot == "end" else chain.has_written
-        written = _matrix(getattr(chain, f"written_{slot}"))
-        if not chain.enabled or not has_written or _differs(current, written, length):
-            bases.append((slot, name, current))
-        else:
-            bases.append((slot, name, _matrix(getattr(chain, f"fk_{slot}"))))
+        current = obj.pose.bones[name].matrix_basis
+        bases.append((slot, name, fk.fk_for(chain, slot, current, length) if chain.enabled else current))
     return bases
 
 
@@ -210,7 +198,7 @@ def source_matrix(obj, chain, depsgraph, which: str) -> Matrix | None:
     """World matrix of the chain's ``which`` ("target" or "pole"): the object's, or its bone's when
     the object is an armature with a bone named; None when unset or unusable."""
     try:
-        return _source(obj, chain, depsgraph, which, set())
+        return evaluate.source_matrix(obj, chain, depsgraph, which)
     except ChainError:
         return None
 

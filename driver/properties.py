@@ -100,9 +100,9 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     )
     status: StringProperty(name="Status", description="Empty when the chain solved cleanly, else what to fix")
 
-    # The FK pose the solve blends from and the pose last written, as flat 4x4 matrix_basis values.
-    # When a bone's matrix_basis differs from what the driver wrote, the user or the animation set it:
-    # that becomes the new FK pose, so influence never blends from the driver's own output.
+    # The FK pose the solve blends from and the pose last written, as flat 4x4 matrix_basis values
+    # (see fk.py): when a bone's matrix_basis differs from what the driver wrote, the user or the
+    # animation set it, and that becomes the new FK pose.
     fk_upper: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
     fk_lower: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
     written_upper: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
@@ -111,6 +111,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     written_end: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
     has_written: BoolProperty(options={"HIDDEN"}, override=OVERRIDABLE)
     has_written_end: BoolProperty(options={"HIDDEN"}, override=OVERRIDABLE)
+    fk_serial: IntProperty(options={"HIDDEN"}, override=OVERRIDABLE)
 
 
 class TwoBoneIKSettings(bpy.types.PropertyGroup):

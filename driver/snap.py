@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from mathutils import Matrix
 
-from . import pose
+from . import fk, pose
 from .chains import chain_bone_slots, current_pole_side, fk_bases, pole_point, pose_matrices, solved
-from .evaluate import ChainError, _flat, chain_bones, evaluate_chain
+from .evaluate import ChainError, chain_bones, evaluate_chain
 
 
 def controlled(source, bone_name: str):
@@ -67,7 +67,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
         length = (joint - root).length + (end - joint).length
         _place(chain.pole, chain.pole_bone, world @ pole_point(joint, side, length))
     for slot, _, basis in bases:
-        setattr(chain, f"fk_{slot}", _flat(basis))
+        fk.store(chain, slot, fk=basis)
 
 
 def snap_fk_to_ik(context, obj, chain) -> None:
@@ -92,4 +92,4 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     if not solved(chain.status):
         raise ChainError(chain.status)
     for slot, name in slots:
-        setattr(chain, f"fk_{slot}", _flat(obj.pose.bones[name].matrix_basis))
+        fk.store(chain, slot, fk=obj.pose.bones[name].matrix_basis)

@@ -347,3 +347,18 @@ def test_c13_constraints_on_chain_bones(scene):
     assert chain.reachable
     assert chain.status == ""
     assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5)
+
+
+@pytest.mark.parametrize(
+    "pole, status",
+    [((0.6, 0.0, 0.25), "Pole is on the root-target line"), ((0.6, 1e-4, 0.25), "Pole is nearly"), ((0.6, 0.1, 0.25), "")],
+)
+def test_pole_on_or_near_the_line_is_reported(scene, pole, status):
+    """A pole on the root-target line (fallback bend) or nearly on it (unstable bend) is a warning; the chain still solves."""
+    obj, chain = base_rig()
+    chain.pole.location = pole
+    bpy.context.view_layer.update()
+    assert chain.status.startswith(status) if status else chain.status == ""
+    joint, end, _ = expected_world(obj, chain)
+    assert_close(world_tail(obj, "thigh"), joint, 2e-5)
+    assert_close(world_tail(obj, "shin"), end, 2e-5)
