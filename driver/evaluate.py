@@ -248,12 +248,15 @@ def _constrained_bone(obj, names) -> str:
 def _write(obj, chain, bases, length: float) -> None:
     """Write each (slot, bone, basis) whose basis changed beyond float32 noise."""
     pose_bones = obj.pose.bones
+    written = {}
     for slot, name, basis in bases:
         pose_bone = pose_bones[name]
         if fk.differs(basis, pose_bone.matrix_basis, length):
             pose_bone.matrix_basis = basis
             # Remember what Blender kept (float32 channels), to tell our writes from the user's.
-            fk.store(chain, slot, written=pose_bone.matrix_basis)
+            written[slot] = pose_bone.matrix_basis
+    if written:
+        fk.store(chain, written=written)
 
 
 def evaluate_armature(obj, depsgraph) -> None:

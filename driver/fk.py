@@ -31,7 +31,8 @@ _serials = random.Random()
 
 def flat(matrix: Matrix) -> list[float]:
     """A 4x4 matrix as 16 floats, row by row (the storage of ``fk_*`` and ``written_*``)."""
-    return [value for row in matrix for value in row]
+    first, second, third, fourth = matrix
+    return [*first, *second, *third, *fourth]
 
 
 def matrix_from_flat(values) -> Matrix:
@@ -45,8 +46,9 @@ def differs(first: Matrix, second: Matrix, length: float) -> bool:
     ``length`` is the chain's length (armature units), the scale of the location entries.
     """
     difference = first - second
-    rotation = difference.to_3x3()
-    if max(abs(value) for row in rotation for value in row) > ROTATION_EPSILON:
+    first_row, second_row, third_row, _ = difference
+    # A row's length bounds each of its entries: cheaper than visiting the nine entries.
+    if max(first_row.xyz.length, second_row.xyz.length, third_row.xyz.length) > ROTATION_EPSILON:
         return True
     return difference.translation.length > LOCATION_EPSILON * length
 
@@ -93,31 +95,31 @@ def update_fk(chain, slot: str, current: Matrix, length: float) -> Matrix:
     """:func:`fk_for`, storing ``current`` as FK (and as written) when the user or animation set it."""
     fk, written = stored(chain, slot)
     if written is None or differs(current, written, length):
-        store(chain, slot, fk=current, written=current)
+        store(chain, fk={slot: current}, written={slot: current})
         return current.copy()
     return fk
 
 
-def store(chain, slot: str, *, fk: Matrix | None = None, written: Matrix | None = None) -> None:
-    """Store a slot's FK and/or written ``matrix_basis`` on the chain (saved, undoable) and in the cache."""
+def store(chain, *, fk: dict[str, Matrix] | None = None, written: dict[str, Matrix] | None = None) -> None:
+    """Store FK and/or written ``matrix_basis`` values, by slot, on the chain (saved with the file,
+    undoable) and in the cache. A slot stored for the first time gets the one value as both."""
+    fk, written = fk or {}, written or {}
     serial, slots = _entry(chain)
-    old_fk, old_written = slots[slot]
-    if fk is not None:
-        setattr(chain, f"fk_{slot}", flat(fk))
-        old_fk = fk.copy()
-    if written is not None:
-        setattr(chain, f"written_{slot}", flat(written))
-        old_written = written.copy()
-    if old_fk is None:
-        old_fk = old_written
-        setattr(chain, f"fk_{slot}", flat(old_fk))
-    if old_written is None:
-        old_written = old_fk
-        setattr(chain, f"written_{slot}", flat(old_written))
-    if not _has(chain, slot):
-        setattr(chain, "has_written_end" if slot == "end" else "has_written", True)
-    slots[slot] = (old_fk, old_written)
-    serial = _serials.randrange(1, 2**31 - 1)
+    for slot in {*fk, *written}:
+        new_fk, new_written = fk.get(slot), written.get(slot)
+        old_fk, old_written = slots[slot]
+        if new_fk is None:
+            new_fk = old_fk if old_fk is not None else new_written
+        if new_written is None:
+            new_written = old_written if old_written is not None else new_fk
+        if new_fk is not old_fk:
+            setattr(chain, f"fk_{slot}", flat(new_fk))
+        if new_written is not old_written:
+            setattr(chain, f"written_{slot}", flat(new_written))
+        if not _has(chain, slot):
+            setattr(chain, "has_written_end" if slot == "end" else "has_written", True)
+        slots[slot] = (new_fk.copy(), new_written.copy())
+    serial = _serials.getrandbits(31)
     chain.fk_serial = serial
     _cache[(chain.id_data.session_uid, chain.name)] = (serial, slots)
 

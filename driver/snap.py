@@ -66,8 +66,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     if chain.pole is not None:
         length = (joint - root).length + (end - joint).length
         _place(chain.pole, chain.pole_bone, world @ pole_point(joint, side, length))
-    for slot, _, basis in bases:
-        fk.store(chain, slot, fk=basis)
+    fk.store(chain, fk={slot: basis for slot, _, basis in bases})
 
 
 def snap_fk_to_ik(context, obj, chain) -> None:
@@ -91,5 +90,4 @@ def snap_fk_to_ik(context, obj, chain) -> None:
         chain.influence = influence
     if not solved(chain.status):
         raise ChainError(chain.status)
-    for slot, name in slots:
-        fk.store(chain, slot, fk=obj.pose.bones[name].matrix_basis)
+    fk.store(chain, fk={slot: obj.pose.bones[name].matrix_basis for slot, name in slots})
