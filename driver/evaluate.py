@@ -259,10 +259,21 @@ def _write(obj, chain, bases, length: float) -> None:
         fk.store(chain, written=written)
 
 
-def evaluate_armature(obj, depsgraph) -> None:
-    """Evaluate every enabled chain of one armature object; one broken chain never stops the others."""
+def _unchanged(obj, chain, updated: set[int]) -> bool:
+    """Whether none of the chain's objects (armature, target, pole) is among the ``updated`` IDs."""
+    if obj.session_uid in updated:
+        return False
+    return all(source is None or source.session_uid not in updated for source in (chain.target, chain.pole))
+
+
+def evaluate_armature(obj, depsgraph, updated: set[int] | None = None) -> None:
+    """Evaluate every enabled chain of one armature object; one broken chain never stops the others.
+
+    With ``updated`` (session_uids of the IDs this evaluation changed), chains whose armature,
+    target and pole are all unchanged are skipped.
+    """
     for chain in obj.two_bone_ik.chains:
-        if not chain.enabled:
+        if not chain.enabled or (updated is not None and _unchanged(obj, chain, updated)):
             continue
         try:
             evaluate_chain(obj, chain, depsgraph)

@@ -9,8 +9,11 @@ from bpy.app.handlers import persistent
 from .evaluate import evaluate_armature
 
 
-def evaluate_scene(scene, depsgraph) -> None:
+def evaluate_scene(scene, depsgraph, updated: set[int] | None = None) -> None:
     """Solve every chain of every armature in ``scene``, reading through ``depsgraph``.
+
+    ``updated``: session_uids of the IDs this evaluation updated; when given, only chains whose
+    armature, target or pole is among them are solved (the others' inputs did not change).
 
     Linked armatures (not overridden) are skipped: their data belongs to the library, so the
     driver writes nothing to them (case C14). So are armatures in Edit Mode: their bones are being
@@ -32,14 +35,22 @@ def evaluate_scene(scene, depsgraph) -> None:
                 and obj.pose is not None
                 and len(obj.two_bone_ik.chains)
             ):
-                evaluate_armature(obj, depsgraph)
+                evaluate_armature(obj, depsgraph, updated)
     except Exception as error:  # noqa: BLE001  never let an exception escape a handler
         print(f"Two-Bone IK: {error!r}")
 
 
 @persistent
 def two_bone_ik_depsgraph_update_post(scene, depsgraph=None) -> None:
-    evaluate_scene(scene, depsgraph)
+    # The updates include everything re-evaluated through relations (children, constraint users),
+    # so a chain none of whose objects is listed has the inputs it had last time.
+    updated = None
+    if depsgraph is not None:
+        try:
+            updated = {update.id.original.session_uid for update in depsgraph.updates}
+        except Exception:  # noqa: BLE001  solve everything rather than miss an update
+            updated = None
+    evaluate_scene(scene, depsgraph, updated)
 
 
 @persistent

@@ -362,3 +362,27 @@ def test_pole_on_or_near_the_line_is_reported(scene, pole, status):
     joint, end, _ = expected_world(obj, chain)
     assert_close(world_tail(obj, "thigh"), joint, 2e-5)
     assert_close(world_tail(obj, "shin"), end, 2e-5)
+
+
+def test_only_chains_whose_inputs_changed_are_solved(scene, monkeypatch):
+    """A depsgraph update solves the chains whose armature, target or pole it updated, and skips the rest."""
+    import importlib
+
+    from blender_rig import MODULE
+
+    evaluate = importlib.import_module(f"{MODULE}.driver.evaluate")
+    solved = []
+    original = evaluate.evaluate_chain
+    monkeypatch.setattr(evaluate, "evaluate_chain", lambda obj, chain, dg: (solved.append(obj.name), original(obj, chain, dg)))
+    first, first_chain = base_rig()
+    second = make_leg(name="Second", thigh=BASE_THIGH, shin=BASE_SHIN)
+    second_chain = add_chain(second, make_empty("Target2", BASE_END), make_empty("Pole2", (1.2, 0.5, 0.5)))
+    bpy.context.view_layer.update()
+    solved.clear()
+    second_chain.target.location.x -= 0.3
+    bpy.context.view_layer.update()
+    assert solved == ["Second"]
+    assert_close(world_tail(second, "shin"), second_chain.target.location, 2e-5)
+    solved.clear()
+    bpy.context.scene.frame_set(2)  # a frame change may change anything: every chain solves
+    assert sorted(solved) == ["Leg", "Second"]
