@@ -30,6 +30,7 @@ class Case(NamedTuple):
     position_tolerance: float
 
 
+# fmt: off
 CASES = [
     Case('full-extension-rounding', (0, 0, 0), (1, 0, 0), (0, 1, 0), 0.45, 0.55,
          (0.44999999999999996, 5.241948097746927e-09, 0.0), (1.0, 0.0, 0.0), True, 5e-08),
@@ -83,6 +84,7 @@ ERROR_CASES = [
     ('nan-target', (0, 0, 0), (nan, 0, 0), (0, 1, 0), 1, 1),
     ('inf-pole', (0, 0, 0), (1, 0, 0), (0, inf, 0), 1, 1),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
@@ -91,12 +93,14 @@ def test_handed_case(case):
     result = solve_two_bone_ik(case.root, case.target, case.pole_hint, case.upper_length, case.lower_length)
     scale = case.position_tolerance * (case.upper_length + case.lower_length)
     assert result.reachable is case.reachable
-    assert max(abs(p - q) for p, q in zip(result.joint, case.joint)) <= scale
-    assert max(abs(p - q) for p, q in zip(result.end, case.end)) <= scale
+    assert max(abs(p - q) for p, q in zip(result.joint, case.joint, strict=True)) <= scale
+    assert max(abs(p - q) for p, q in zip(result.end, case.end, strict=True)) <= scale
 
 
 @pytest.mark.parametrize(
-    "case_id, root, target, pole_hint, upper_length, lower_length", ERROR_CASES, ids=[c[0] for c in ERROR_CASES]
+    "case_id, root, target, pole_hint, upper_length, lower_length",
+    ERROR_CASES,
+    ids=[c[0] for c in ERROR_CASES],
 )
 def test_handed_error_case(case_id, root, target, pole_hint, upper_length, lower_length):
     """Each handed bad input raises ValueError."""

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The examples in the solver's docstrings run and print what they say."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["solver", "solver.scalar", "solver._pole", "solver._scaled", "solver.batch"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    failures, _ = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE, verbose=False)
+    assert failures == 0
