@@ -66,24 +66,51 @@ def driven_bones(upper_bone) -> set[str]:
     return {upper_bone.name} | {child.name for child in upper_bone.children_recursive}
 
 
+def _deformed_by(obj, armature, upper_bone) -> bool:
+    """Whether ``obj`` is a mesh (or curve, lattice) deformed by the chain's bones through an
+    Armature modifier: its vertices move with them."""
+    modifiers = getattr(obj, "modifiers", ())
+    if not any(modifier.type == "ARMATURE" and modifier.object == armature for modifier in modifiers):
+        return False
+    driven = driven_bones(upper_bone)
+    return any(group.name in driven for group in getattr(obj, "vertex_groups", ()))
+
+
+def _constraint_targets(constraint):
+    """(target object, subtarget name) pairs of a constraint: one, or several (Armature constraint)."""
+    target = getattr(constraint, "target", None)
+    if target is not None:
+        yield target, getattr(constraint, "subtarget", "")
+    for item in getattr(constraint, "targets", ()):
+        if item.target is not None:
+            yield item.target, getattr(item, "subtarget", "")
+
+
 def _moves_with(obj, armature, upper_bone, seen=None) -> bool:
-    """True when ``obj`` is moved by the chain's bones: parenting or constraints, any depth."""
+    """True when ``obj`` is moved by the chain's bones: bone or vertex parenting, constraints
+    (including Armature constraints and vertex-group targets), at any depth."""
     seen = set() if seen is None else seen
     while obj is not None and obj.name_full not in seen:
         seen.add(obj.name_full)
         if obj == armature:
             return False  # a control bone of the same rig: checked by bone name instead
-        if obj.parent == armature and obj.parent_type == "BONE" and obj.parent_bone in driven_bones(upper_bone):
+        parent = obj.parent
+        if parent == armature and obj.parent_type == "BONE" and obj.parent_bone in driven_bones(upper_bone):
+            return True
+        if parent is not None and obj.parent_type in {"VERTEX", "VERTEX_3"} and _deformed_by(parent, armature, upper_bone):
             return True
         for constraint in obj.constraints:
-            other = getattr(constraint, "target", None)
-            if other is None or not constraint.enabled:
+            if not constraint.enabled:
                 continue
-            if other == armature and getattr(constraint, "subtarget", "") in driven_bones(upper_bone):
-                return True
-            if other != armature and _moves_with(other, armature, upper_bone, seen):
-                return True
-        obj = obj.parent
+            for other, subtarget in _constraint_targets(constraint):
+                if other == armature:
+                    if subtarget in driven_bones(upper_bone):
+                        return True
+                elif subtarget and _deformed_by(other, armature, upper_bone):
+                    return True  # a vertex group of a mesh the chain deforms
+                elif _moves_with(other, armature, upper_bone, seen):
+                    return True
+        obj = parent
     return False
 
 
@@ -132,6 +159,14 @@ def evaluate_chain(obj, chain, depsgraph) -> None:
         chain.status = status
 
 
+def _invertible(matrix: Matrix) -> bool:
+    """Whether a world matrix can be inverted reliably: finite, and its determinant not tiny next to
+    the product of its axes' lengths (relative, so a 1e-4 scale is fine and a flat one is not)."""
+    determinant = matrix.determinant()
+    axes = matrix.col[0].xyz.length * matrix.col[1].xyz.length * matrix.col[2].xyz.length
+    return math.isfinite(determinant) and axes > 0.0 and abs(determinant) > 1e-6 * axes
+
+
 def _finite(*vectors) -> bool:
     # A sum of float32 values cannot overflow in float64, so only inf or NaN make it non-finite.
     return math.isfinite(sum(sum(vector) for vector in vectors))
@@ -152,8 +187,7 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
 
     obj_eval = obj.evaluated_get(depsgraph)
     world = obj_eval.matrix_world
-    determinant = world.determinant()
-    if not (math.isfinite(determinant) and abs(determinant) >= 1e-12):
+    if not _invertible(world):
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
     to_armature = world.inverted()
     target_point = to_armature @ target_matrix.translation
@@ -195,6 +229,8 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
         upper_bone, lower_bone, shape, parent_matrix, joint, end_point, normal, fk_upper, fk_lower
     )
     influence = chain.influence
+    if not math.isfinite(influence):
+        raise ChainError("Influence is not a number: set it between 0 and 1")
     new_upper = pose.blend(fk_upper, solved_upper, influence)
     new_lower = pose.blend(fk_lower, solved_lower, influence)
     bases = [("upper", upper_bone.name, new_upper), ("lower", lower_bone.name, new_lower)]
@@ -266,14 +302,45 @@ def _unchanged(obj, chain, updated: set[int]) -> bool:
     return all(source is None or source.session_uid not in updated for source in (chain.target, chain.pole))
 
 
+def _shared_bones(chains) -> dict[int, tuple[str, str]]:
+    """Chains that write a bone an earlier enabled chain writes: {index: (bone, earlier chain's name)}.
+
+    Two chains writing one bone would overwrite each other (the last write wins, in list order),
+    so only the first one solves.
+    """
+    owners: dict[str, str] = {}
+    shared = {}
+    for index, chain in enumerate(chains):
+        if not chain.enabled:
+            continue
+        bones = (chain.upper_bone, chain.lower_bone)
+        clash = next((bone for bone in bones if bone in owners), None)
+        if clash is not None:
+            shared[index] = (clash, owners[clash])
+            continue
+        for bone in bones:
+            owners.setdefault(bone, chain.name)
+    return shared
+
+
 def evaluate_armature(obj, depsgraph, updated: set[int] | None = None) -> None:
     """Evaluate every enabled chain of one armature object; one broken chain never stops the others.
 
     With ``updated`` (session_uids of the IDs this evaluation changed), chains whose armature,
     target and pole are all unchanged are skipped.
     """
-    for chain in obj.two_bone_ik.chains:
+    chains = obj.two_bone_ik.chains
+    shared = _shared_bones(chains) if len(chains) > 1 else {}
+    for index, chain in enumerate(chains):
         if not chain.enabled or (updated is not None and _unchanged(obj, chain, updated)):
+            continue
+        if index in shared:
+            bone, other = shared[index]
+            status = f"Bone '{bone}' is also driven by chain '{other}': disable or remove one of them"
+            if chain.status != status:
+                chain.status = status
+            if chain.reachable:
+                chain.reachable = False
             continue
         try:
             evaluate_chain(obj, chain, depsgraph)

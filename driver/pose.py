@@ -46,8 +46,15 @@ def solved_normal(root: Vector, joint: Vector, end: Vector, pole_hint: Vector) -
     if scale > 0.0 and normal.length > PARALLEL * scale:
         return normal.normalized()
     forward = end - root
-    normal = (pole_hint - root).cross(forward)
-    scale = (pole_hint - root).length * forward.length
+    if forward.length <= PARALLEL * (upper.length + lower.length):
+        # Folded flat onto the root (equal bones, target at the root): the solver took +X as
+        # forward (SPEC "Degenerate inputs") and put the joint on the pole side of it.
+        forward = Vector((1.0, 0.0, 0.0))
+        side = upper
+    else:
+        side = pole_hint - root
+    normal = side.cross(forward)
+    scale = side.length * forward.length
     if scale > 0.0 and normal.length > PARALLEL * scale:
         return normal.normalized()
     return None

@@ -29,7 +29,8 @@ class ChainState(NamedTuple):
 def length_text(context, value: float) -> str:
     """A length in the scene's units ("0.12 m", "4.7 in")."""
     units = context.scene.unit_settings
-    if units.system == "NONE":
+    # Blender's unit formatting is float32: it shows a target 1e38 m away as "inf km".
+    if units.system == "NONE" or not abs(value * units.scale_length) < 1e30:
         return f"{value:.3g}"
     return bpy.utils.units.to_string(units.system, "LENGTH", value * units.scale_length, precision=3)
 
