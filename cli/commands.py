@@ -18,7 +18,7 @@ import sys
 
 import bpy
 
-from ..driver.bake import BakeError, bake
+from ..driver.bake import FRAME_MAX, FRAME_MIN, BakeError, bake, check_bake
 
 COMMAND = "two_bone_ik"
 COLUMNS = ("armature", "chain", "frame", "enabled", "reachable", "too_close", "shortfall", "status")
@@ -46,6 +46,19 @@ class _Parser(argparse.ArgumentParser):
         raise _Exit(status)
 
 
+def _frame(text: str) -> int:
+    """A frame number in Blender's frame range (``Scene.frame_set`` refuses or clamps any other)."""
+    try:
+        frame = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if not FRAME_MIN <= frame <= FRAME_MAX:
+        raise argparse.ArgumentTypeError(
+            f"frame {frame} is outside Blender's frame range {FRAME_MIN} to {FRAME_MAX}"
+        )
+    return frame
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=f"blender --command {COMMAND}", description="Two-Bone IK without the interface.")
     actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser, metavar="{bake,report}")
@@ -55,8 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     ):
         action = actions.add_parser(name, help=text, description=text)
         action.add_argument("blend", nargs="?", help="the .blend file to open (default: the file already open)")
-        action.add_argument("--start", type=int, help="first frame (default: the scene's start frame)")
-        action.add_argument("--end", type=int, help="last frame (default: the scene's end frame)")
+        action.add_argument("--start", type=_frame, help="first frame (default: the scene's start frame)")
+        action.add_argument("--end", type=_frame, help="last frame (default: the scene's end frame)")
         action.add_argument(
             "--armature", action="append", default=[], help="only this armature object (repeatable)"
         )
@@ -87,6 +100,9 @@ def execute(argv: list[str]) -> int:
     except (CommandError, BakeError) as error:
         print(f"{COMMAND}: error: {error}", file=sys.stderr)
         return 1
+    except OSError as error:  # an output that became unwritable after it was checked
+        print(f"{COMMAND}: error: {error}", file=sys.stderr)
+        return 1
 
 
 def _open(path: str | None) -> None:
@@ -98,6 +114,40 @@ def _open(path: str | None) -> None:
         bpy.ops.wm.open_mainfile(filepath=os.path.abspath(path))
     except RuntimeError as error:
         raise CommandError(f"cannot open {path}: {str(error).strip().splitlines()[-1]}") from None
+
+
+def _same_file(first: str, second: str) -> bool:
+    """Whether two paths name one file: the same real path, or the same file through a hard link."""
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def _output_path(output: str, input_path: str) -> str:
+    """The absolute path to write ``--output`` to, checked before any work is done: its folder
+    exists and is writable, it is not a folder, and it is not the input file (never overwritten).
+    Raises CommandError."""
+    path = os.path.abspath(output)
+    if input_path and _same_file(path, input_path):
+        raise CommandError(
+            f"--output {output} is the input file, which is never overwritten: choose another path"
+        )
+    if os.path.isdir(path):
+        raise CommandError(f"--output {output} is a directory")
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise CommandError(f"--output {output}: no such directory: {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise CommandError(f"--output {output}: permission denied")
+    return path
+
+
+def _input_path(arguments) -> str:
+    """The .blend the command reads: the one named, else the file already open ('' when unsaved)."""
+    return os.path.abspath(arguments.blend) if arguments.blend else bpy.data.filepath
 
 
 def _frame_range(scene, arguments) -> range:
@@ -126,20 +176,26 @@ def _chains(scene, arguments, enabled_only: bool) -> list[tuple[str, list[str]]]
 
 
 def _bake(arguments) -> int:
+    # Checked before the file is opened and baked: a bad output must not cost a whole bake.
+    output = _output_path(arguments.output, _input_path(arguments)) if arguments.output else None
     _open(arguments.blend)
     context = bpy.context
     frames = _frame_range(context.scene, arguments)
     selected = _chains(context.scene, arguments, enabled_only=True)
     if not selected:
         raise CommandError("no enabled chain to bake (check --armature and --chain)")
+    for obj_name, names in selected:  # every armature is checked before any is baked
+        check_bake(context, context.scene.objects[obj_name], names, frames.start, frames.stop - 1)
     for obj_name, names in selected:
         keys = bake(context, context.scene.objects[obj_name], names, frames.start, frames.stop - 1)
         span = f"{frames.start}-{frames.stop - 1}"
         print(f"{COMMAND}: baked {obj_name}: {', '.join(names)} over frames {span} ({keys} keys)")
-    if arguments.output:
-        path = os.path.abspath(arguments.output)
-        bpy.ops.wm.save_as_mainfile(filepath=path, check_existing=False, copy=True)
-        print(f"{COMMAND}: saved {path}")
+    if output:
+        try:
+            bpy.ops.wm.save_as_mainfile(filepath=output, check_existing=False, copy=True)
+        except RuntimeError as error:
+            raise CommandError(f"cannot save {output}: {str(error).strip().splitlines()[-1]}") from None
+        print(f"{COMMAND}: saved {output}")
     else:
         print(f"{COMMAND}: not saved (pass --output to keep the bake)")
     return 0
@@ -189,14 +245,18 @@ def _format(rows, kind: str) -> str:
 
 
 def _report(arguments) -> int:
+    output = _output_path(arguments.output, _input_path(arguments)) if arguments.output else None
     _open(arguments.blend)
     context = bpy.context
     frames = _frame_range(context.scene, arguments)
     rows = report_rows(context, frames, _chains(context.scene, arguments, enabled_only=False))
     text = _format(rows, arguments.format)
-    if arguments.output:
-        with open(arguments.output, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8", newline="") as file:
+                file.write(text)
+        except OSError as error:
+            raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

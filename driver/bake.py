@@ -14,16 +14,22 @@ import bpy
 from bpy_extras import anim_utils
 from mathutils import Euler, Quaternion
 
+from . import evaluate
 from .chains import chain_bone_slots, find_chain
-from .evaluate import ChainError
+from .evaluate import ChainError, solved
 
 # Slotted (layered) actions: Blender 4.4+, where anim_utils gained the channelbag helpers. Blender
 # 4.2 and 4.3 keep F-Curves on ``Action.fcurves``; 5.0 removed that.
 LAYERED = hasattr(anim_utils, "action_get_channelbag_for_slot")
 
+# Blender's frame range (MINAFRAME..MAXFRAME, -1048574..1048574): ``Scene.frame_set`` clamps to it,
+# so a frame outside would be keyed with the pose of the nearest end.
+_FRAME = bpy.types.Scene.bl_rna.properties["frame_current"]
+FRAME_MIN, FRAME_MAX = _FRAME.hard_min, _FRAME.hard_max
+
 
 class BakeError(Exception):
-    """A bake that cannot start; the message says why."""
+    """A bake that cannot start, or a chain that did not solve on a frame; the message says why."""
 
 
 def rotation_channel(rotation_mode: str) -> tuple[str, int]:
@@ -171,6 +177,68 @@ def _previous_values(obj, bone_name: str, frame: int):
     return [fcurve.evaluate(frame) for fcurve in curves]
 
 
+def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> list[str]:
+    """Refuse a bake that cannot be done, before anything changes.
+
+    Parameters
+    ----------
+    context : bpy.types.Context
+    obj : bpy.types.Object
+        The armature object.
+    chain_names : iterable of str
+        The chains to bake.
+    frame_start, frame_end : int
+        The inclusive frame range; both must be in Blender's frame range
+        (``FRAME_MIN``..``FRAME_MAX``).
+
+    Returns
+    -------
+    list of str
+        The names of the bones to key, each once, in chain order.
+
+    Raises
+    ------
+    BakeError
+        When the range is empty or outside Blender's frame range, the armature or its action is
+        linked, a chain is missing, or a chain cannot be solved: no target, missing bones, or a
+        target or pole the driver refuses (the armature itself without a bone, a missing bone, a
+        cycle). The message is the chain's status.
+    """
+    for label, frame in (("start", frame_start), ("end", frame_end)):
+        if not FRAME_MIN <= frame <= FRAME_MAX:
+            raise BakeError(
+                f"The {label} frame {frame} is outside Blender's frame range {FRAME_MIN} to {FRAME_MAX}"
+            )
+    if frame_end < frame_start:
+        raise BakeError(f"The end frame {frame_end} is before the start frame {frame_start}")
+    if obj.library is not None:
+        raise BakeError(f"'{obj.name}' is linked from a library: make a library override first")
+    action = obj.animation_data.action if obj.animation_data else None
+    if action is not None and action.library is not None:
+        raise BakeError(f"The action '{action.name}' is linked from a library")
+    chain_names = list(dict.fromkeys(chain_names))
+    if not chain_names:
+        raise BakeError("No chain to bake")
+    depsgraph = context.evaluated_depsgraph_get()
+    bones = []
+    for name in chain_names:
+        chain = find_chain(obj, name)
+        if chain is None:
+            raise BakeError(f"No chain '{name}' on '{obj.name}'")
+        if chain.target is None:
+            raise BakeError(f"Chain '{name}' has no target")
+        try:
+            bones += [bone for _, bone in chain_bone_slots(obj, chain)]
+            upper_bone, _ = evaluate.chain_bones(obj, chain)
+            # The driver's checks of the target and pole (the armature itself without a bone, a
+            # missing bone, a cycle): a chain failing them would key its unsolved pose.
+            for which in ("target", "pole"):
+                evaluate.source_matrix(obj, chain, depsgraph, which, upper_bone)
+        except ChainError as error:
+            raise BakeError(f"Chain '{name}' cannot be baked: {error}") from None
+    return list(dict.fromkeys(bones))
+
+
 class BakeJob:
     """One bake of some chains of one armature over a frame range, run a frame at a time.
 
@@ -192,33 +260,14 @@ class BakeJob:
     Raises
     ------
     BakeError
-        When the range is empty, the armature is linked, or a chain cannot be solved.
+        From :func:`check_bake`, when the bake cannot start. :meth:`step` raises it too when a
+        chain does not solve on a frame (its status is then a failure, not a warning).
     """
 
     def __init__(self, context, obj, chain_names, frame_start: int, frame_end: int) -> None:
-        if frame_end < frame_start:
-            raise BakeError(f"The end frame {frame_end} is before the start frame {frame_start}")
-        if obj.library is not None:
-            raise BakeError(f"'{obj.name}' is linked from a library: make a library override first")
-        action = obj.animation_data.action if obj.animation_data else None
-        if action is not None and action.library is not None:
-            raise BakeError(f"The action '{action.name}' is linked from a library")
+        self.bone_names = check_bake(context, obj, chain_names, frame_start, frame_end)
         self.object_name = obj.name
         self.chain_names = list(dict.fromkeys(chain_names))
-        if not self.chain_names:
-            raise BakeError("No chain to bake")
-        bones = []
-        for name in self.chain_names:
-            chain = find_chain(obj, name)
-            if chain is None:
-                raise BakeError(f"No chain '{name}' on '{obj.name}'")
-            if chain.target is None:
-                raise BakeError(f"Chain '{name}' has no target")
-            try:
-                bones += [bone for _, bone in chain_bone_slots(obj, chain)]
-            except ChainError as error:
-                raise BakeError(f"Chain '{name}': {error}") from None
-        self.bone_names = list(dict.fromkeys(bones))
         self.frames = list(range(frame_start, frame_end + 1))
         self.samples = {name: [] for name in self.bone_names}
         scene = context.scene
@@ -239,11 +288,23 @@ class BakeJob:
         return obj
 
     def step(self, context) -> bool:
-        """Solve the next frame and collect its pose. Returns True when every frame is collected."""
+        """Solve the next frame and collect its pose. Returns True when every frame is collected.
+
+        Raises BakeError, naming the chain, the frame and its status, when a chain did not solve
+        on that frame (its pose would be the unsolved one): call :meth:`cancel` then.
+        """
         if self.done < len(self.frames):
-            context.scene.frame_set(self.frames[self.done])
+            frame = self.frames[self.done]
+            context.scene.frame_set(frame)
             context.view_layer.update()  # as playback shows it: chains hanging from chains settle
-            bones = self._object().pose.bones
+            obj = self._object()
+            for chain_name in self.chain_names:
+                chain = find_chain(obj, chain_name)
+                if chain is None:
+                    raise BakeError(f"The chain '{chain_name}' is gone")
+                if not solved(chain.status):
+                    raise BakeError(f"Chain '{chain_name}' does not solve at frame {frame}: {chain.status}")
+            bones = obj.pose.bones
             for name in self.bone_names:
                 self.samples[name].append(bones[name].matrix_basis.copy())
         return self.done >= len(self.frames)

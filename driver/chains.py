@@ -90,6 +90,19 @@ def chain_on_bone(obj, lower_name: str):
     return next((chain for chain in obj.two_bone_ik.chains if chain.lower_bone == lower_name), None)
 
 
+def chains_sharing_bones(obj, upper_name: str, lower_name: str) -> list[tuple[str, str]]:
+    """(chain name, shared bone name) for each chain of ``obj`` whose upper or lower bone is
+    ``upper_name`` or ``lower_name``: a chain on these bones would write a bone another chain
+    writes, and the two would fight over it."""
+    wanted = (upper_name, lower_name)
+    shared = []
+    for chain in obj.two_bone_ik.chains:
+        bone = next((name for name in wanted if name in (chain.upper_bone, chain.lower_bone)), None)
+        if bone is not None:
+            shared.append((chain.name, bone))
+    return shared
+
+
 def find_chain(obj, name: str = ""):
     """The chain called ``name``, or the active chain when ``name`` is empty; None when there is none."""
     settings = obj.two_bone_ik
@@ -180,15 +193,16 @@ def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
 
 def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
     """(slot, bone name, FK ``matrix_basis``) of each bone the chain writes (:func:`chain_bone_slots`):
-    the pose its solve blends from.
+    the pose its solve blends from. Raises ChainError when the chain's bones are missing.
 
     For an enabled chain that is the driver's rule: the stored FK pose, unless the user or the
     animation changed the bone since the driver's last write. A disabled chain shows its FK pose,
     so for it that is the current pose.
     """
+    slots = chain_bone_slots(obj, chain)  # raises ChainError before any bone is looked up
     length = _rest_length(obj, chain)
     bases = []
-    for slot, name in chain_bone_slots(obj, chain):
+    for slot, name in slots:
         current = obj.pose.bones[name].matrix_basis
         bases.append((slot, name, fk.fk_for(chain, slot, current, length) if chain.enabled else current))
     return bases
@@ -217,7 +231,9 @@ def add_chain(context, obj, lower_name: str):
     """Add a chain on ``lower_name`` and its parent, with a target at the lower tail and a pole on
     the bend side of the joint, so the first solve reproduces the current pose.
 
-    Returns the new chain. Raises ValueError (naming the bone) when the bone cannot carry a chain.
+    Returns the new chain. Raises ValueError (naming the bone) when the bone cannot carry a chain:
+    it is missing, has no parent, or it or its parent is already a bone of another chain
+    (:func:`chains_sharing_bones`).
     """
     lower_bone = obj.data.bones.get(lower_name)
     if lower_bone is None:
@@ -225,6 +241,10 @@ def add_chain(context, obj, lower_name: str):
     if lower_bone.parent is None:
         raise ValueError(f"lower_name: bone '{lower_name}' has no parent to be the upper bone")
     upper_name = lower_bone.parent.name
+    shared = chains_sharing_bones(obj, upper_name, lower_name)
+    if shared:
+        other, bone = shared[0]
+        raise ValueError(f"lower_name: bone '{bone}' is already a bone of chain '{other}'")
     context.view_layer.update()  # the pose matrices must be current before they are read
     root, joint, end, side = current_pole_side(obj, upper_name, lower_name)
     length = (joint - root).length + (end - joint).length

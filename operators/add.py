@@ -4,7 +4,14 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..driver.chains import add_chain, chain_on_bone, constrained_bones, lower_bone_names, mirrored_names
+from ..driver.chains import (
+    add_chain,
+    chain_on_bone,
+    chains_sharing_bones,
+    constrained_bones,
+    lower_bone_names,
+    mirrored_names,
+)
 
 
 def _lower_bones(context) -> list[str]:
@@ -51,10 +58,16 @@ target and pole empties placed so the pose does not move"""
         names = _lower_bones(context)
         if self.mirror:
             names += mirrored_names(obj, names)
-        added, skipped, constrained = [], [], []
+        added, skipped, overlapping, constrained = [], [], [], []
         for name in names:
             if chain_on_bone(obj, name) is not None:
                 skipped.append(name)
+                continue
+            # Two chains writing one bone fight over it: whichever solves last wins, the other misses.
+            shared = chains_sharing_bones(obj, obj.data.bones[name].parent.name, name)
+            if shared:
+                other, bone = shared[0]
+                overlapping.append(f"{name} ('{bone}' is a bone of chain '{other}')")
                 continue
             try:
                 chain = add_chain(context, obj, name)
@@ -65,6 +78,11 @@ target and pole empties placed so the pose does not move"""
             constrained += constrained_bones(obj, chain)
         if skipped:
             self.report({"WARNING"}, f"Already a chain on {', '.join(skipped)}: not added again")
+        if overlapping:
+            self.report(
+                {"WARNING"},
+                f"No chain added on {', '.join(overlapping)}: two chains must not share a bone",
+            )
         if constrained:
             self.report(
                 {"WARNING"},

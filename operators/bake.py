@@ -6,7 +6,7 @@ import time
 import bpy
 from bpy.props import BoolProperty, IntProperty
 
-from ..driver.bake import BakeError, BakeJob, bake
+from ..driver.bake import FRAME_MAX, FRAME_MIN, BakeError, BakeJob, bake
 from .common import ChainOperator
 
 # How long one timer event of the interactive bake may work before the interface gets a turn.
@@ -21,11 +21,19 @@ extension, then disable the chain. Esc cancels and changes nothing"""
     bl_label = "Bake Two-Bone IK"
     bl_options = {"REGISTER", "UNDO"}
 
+    # Blender's frame range bounds the sliders; a frame typed or passed beyond it is refused by the
+    # bake (Scene.frame_set would clamp it and key the last frame's pose), never silently clamped.
     frame_start: IntProperty(
-        name="Start Frame", description="First frame to bake; the scene's start frame when not set", min=0
+        name="Start Frame",
+        description="First frame to bake; the scene's start frame when not set",
+        soft_min=FRAME_MIN,
+        soft_max=FRAME_MAX,
     )
     frame_end: IntProperty(
-        name="End Frame", description="Last frame to bake; the scene's end frame when not set", min=0
+        name="End Frame",
+        description="Last frame to bake; the scene's end frame when not set",
+        soft_min=FRAME_MIN,
+        soft_max=FRAME_MAX,
     )
     all_chains: BoolProperty(
         name="All Chains", description="Bake every enabled chain of the armature, not only the active one",

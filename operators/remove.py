@@ -4,7 +4,8 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..driver.chains import remove_chain
+from ..driver.chains import chain_bone_slots, remove_chain
+from ..driver.evaluate import ChainError
 from .common import ChainOperator
 
 
@@ -32,6 +33,11 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
             return {"CANCELLED"}
         name = chain.name
         index = list(obj.two_bone_ik.chains).index(chain)
+        if self.restore_fk:
+            try:
+                chain_bone_slots(obj, chain)
+            except ChainError as error:  # a broken chain is still removed: there is just no pose to restore
+                self.report({"WARNING"}, f"Chain '{name}': {error}: no FK pose to restore")
         kept = remove_chain(obj, index, delete_empties=self.delete_empties, restore_fk=self.restore_fk)
         if kept:
             self.report({"WARNING"}, f"Kept {', '.join(kept)}: used by another chain or not an empty")

@@ -5,6 +5,7 @@ import bpy
 from bpy.props import BoolProperty
 
 from ..driver.chains import find_chain, owning_armature, select_bone
+from ..driver.evaluate import ChainError
 from ..driver.snap import controlled
 from .common import ChainOperator
 
@@ -49,7 +50,11 @@ class _SelectChainSource(ChainOperator):
         if view_layer.objects.get(source.name) != source or not source.visible_get(view_layer=view_layer):
             self.report({"ERROR"}, f"'{source.name}' is hidden or not in this view layer: show it first")
             return {"CANCELLED"}
-        moved = controlled(source, getattr(chain, f"{self.role}_bone"))
+        try:
+            moved = controlled(chain, self.role)
+        except ChainError as error:  # a misspelt bone: never select the whole rig in its place
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
         if source != obj:
             _set_mode(obj, "OBJECT")
         if not self.extend:

@@ -54,9 +54,9 @@ switching to IK changes nothing"""
     def moved(obj, chain):
         turned = chain.end_rotation == "TARGET"
         for role, paths in (("target", ["location"] + ["rotation"] * turned), ("pole", ["location"])):
-            source = getattr(chain, role)
-            if source is not None:
-                yield controlled(source, getattr(chain, f"{role}_bone")), paths
+            moved = controlled(chain, role)
+            if moved is not None:
+                yield moved, paths
 
 
 class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):

@@ -7,7 +7,9 @@ bpy module with this checkout enabled as the extension).
 """
 
 import csv
+import hashlib
 import json
+import os
 
 import addon_utils
 import bpy
@@ -165,3 +167,92 @@ def test_command_help_exits_zero(scene, capfd):
     assert package().cli.execute(["bake", "--help"]) == 0
     assert "blender --command two_bone_ik bake" in capfd.readouterr().out
     assert package().cli.execute([]) == 1
+
+
+def test_commands_refuse_bad_frames_outputs_and_chains_in_one_line(scene, tmp_path):
+    """Frames beyond Blender's range, an output that is the input (however it is spelt), a folder or
+    in a missing folder, and a chain that cannot be solved: each returns 1 with one error line, no
+    traceback, before any bake; the input file is never changed."""
+    rig, broken = tmp_path / "rig.blend", tmp_path / "broken.blend"
+    save_base_rig(rig)
+    obj = bpy.data.objects["Leg"]
+    obj.two_bone_ik.chains[0].target = obj  # no target bone: the driver cannot solve it
+    bpy.ops.wm.save_as_mainfile(filepath=str(broken), copy=True)
+    alias = tmp_path / "alias.blend"
+    os.symlink(rig, alias)
+    digest = hashlib.sha256(rig.read_bytes()).hexdigest()
+    missing = tmp_path / "missing"
+    missing_csv, missing_blend, out = missing / "x.csv", missing / "x.blend", tmp_path / "out.blend"
+    outside = "is outside Blender's frame range"
+    cases = {
+        "start above": (
+            ["report", str(rig), "--start", "2147483648", "--end", "2147483648"],
+            f"argument --start: frame 2147483648 {outside} -1048574 to 1048574",
+        ),
+        "start below": (
+            ["bake", str(rig), "--start", "-2147483649"],
+            f"argument --start: frame -2147483649 {outside}",
+        ),
+        "end past last frame": (
+            ["bake", str(rig), "--start", "1048572", "--end", "1048575"],
+            f"argument --end: frame 1048575 {outside}",
+        ),
+        "report into a missing folder": (
+            ["report", str(rig), "-o", str(missing_csv)],
+            f"--output {missing_csv}: no such directory: {missing}",
+        ),
+        "report onto a folder": (
+            ["report", str(rig), "-o", str(tmp_path)],
+            f"--output {tmp_path} is a directory",
+        ),
+        "bake into a missing folder": (
+            ["bake", str(rig), "--start", "1", "--end", "2", "-o", str(missing_blend)],
+            "no such directory",
+        ),
+        "bake onto the input": (
+            ["bake", str(rig), "--start", "1", "--end", "2", "-o", str(rig)],
+            "is the input file, which is never overwritten",
+        ),
+        "bake onto a link to the input": (
+            ["bake", str(alias), "--start", "1", "--end", "2", "-o", str(rig)],
+            "is the input file",
+        ),
+        "bake onto the input, relative": (
+            ["bake", str(rig), "-o", os.path.relpath(rig)],
+            "is the input file",
+        ),
+        "report onto the input": (["report", str(rig), "-o", str(alias)], "is the input file"),
+        "bake onto the open file": (
+            ["bake", "--start", "1", "--end", "2", "-o", str(rig)],
+            "is the input file",
+        ),
+        "unsolvable chain": (
+            ["bake", str(broken), "--start", "1", "--end", "2", "-o", str(out)],
+            "Chain 'shin' cannot be baked: The target is this armature",
+        ),
+    }
+    process = run_blender(
+        f"""
+        bpy.ops.wm.open_mainfile(filepath={str(rig)!r})
+        execute = package().cli.execute
+        cases = {json.dumps({name: argv for name, (argv, _) in cases.items()})}
+        result = {{}}
+        for name, argv in cases.items():
+            print("CASE " + name, file=sys.stderr, flush=True)
+            result[name] = execute(argv)
+        print("RESULT " + json.dumps(result))
+        """
+    )
+    result = result_of(process)
+    assert "Traceback" not in process.stderr
+    assert "two_bone_ik: baked" not in process.stdout  # every refusal came before any bake
+    blocks = process.stderr.split("CASE ")[1:]
+    for block in blocks:
+        name, _, rest = block.partition("\n")
+        errors = [line for line in rest.splitlines() if line.startswith("two_bone_ik:")]
+        assert result[name] == 1, name
+        assert len(errors) == 1 and errors[0].startswith("two_bone_ik: error: "), (name, rest)
+        assert cases[name][1] in errors[0], (name, errors[0])
+    assert len(blocks) == len(cases)
+    assert hashlib.sha256(rig.read_bytes()).hexdigest() == digest
+    assert not out.exists() and not missing.exists()

@@ -6,6 +6,8 @@ evaluated world positions. Undo: background Blender pushes no undo step after an
 from Python, so each undo test pushes the step the interface would push, then undoes and redoes it.
 """
 
+import re
+
 import bpy
 import pytest
 from blender_rig import (
@@ -18,6 +20,7 @@ from blender_rig import (
     make_leg_with_foot,
     make_legs,
     package,
+    pose_snapshot,
     set_mode,
     world_head,
     world_tail,
@@ -159,6 +162,64 @@ def test_add_does_not_duplicate_a_chain(scene, capfd):
     assert "Already a chain on shin" in capfd.readouterr().out
 
 
+def leg_with_foot_posed():
+    """Armature "Leg": thigh (0,0,0)->(0,1,0), shin ->(0,2,0), foot ->(0,2.5,0), all connected,
+    shin and foot bent (so a chain on either could solve)."""
+    obj = make_armature(
+        "Leg",
+        [
+            ("thigh", (0, 0, 0), (0, 1, 0), None, False),
+            ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
+            ("foot", (0, 2, 0), (0, 2.5, 0), "shin", True),
+        ],
+    )
+    obj.pose.bones["shin"].rotation_quaternion = (0.95, 0.3, 0, 0)
+    obj.pose.bones["foot"].rotation_quaternion = (0.95, 0.3, 0, 0)
+    return obj
+
+
+@pytest.mark.parametrize("first, second", [("shin", "foot"), ("foot", "shin")])
+def test_add_refuses_a_chain_sharing_a_bone(scene, capfd, first, second):
+    """A chain whose upper or lower bone is already a bone of another chain is not added: it warns,
+    adds no empties, and the existing chain keeps solving alone."""
+    obj = leg_with_foot_posed()
+    select_only(obj, {first})
+    assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
+    capfd.readouterr()
+    objects = set(bpy.data.objects.keys())
+    select_only(obj, {second})
+    assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"CANCELLED"}
+    assert [chain.lower_bone for chain in obj.two_bone_ik.chains] == [first]
+    assert set(bpy.data.objects.keys()) == objects
+    assert "two chains must not share a bone" in capfd.readouterr().out
+    with pytest.raises(ValueError, match="already a bone of chain"):
+        package().driver.chains.add_chain(bpy.context, obj, second)
+    assert len(obj.two_bone_ik.chains) == 1
+
+
+def test_add_skips_only_the_chains_sharing_a_bone(scene, capfd):
+    """Mirror on foot.L: the mirrored foot.R chain would share shin.R with a leg chain, so only it is
+    skipped, with a warning naming the bone and the chain; foot.L's chain is added."""
+    bones = []
+    for side, x in ((".L", 0.2), (".R", -0.2)):
+        bones += [
+            (f"thigh{side}", (x, 0, 0), (x, 1, 0), None, False),
+            (f"shin{side}", (x, 1, 0), (x, 2, 0), f"thigh{side}", True),
+            (f"foot{side}", (x, 2, 0), (x, 2.5, 0), f"shin{side}", True),
+        ]
+    obj = make_armature("Legs", bones)
+    for name in ("shin.L", "shin.R", "foot.L", "foot.R"):
+        obj.pose.bones[name].rotation_quaternion = (0.95, 0.3, 0, 0)
+    add_chain(obj, make_empty("Target", (-0.2, 1.5, 0.5)), None, "thigh.R", "shin.R").name = "leg.R"
+    bpy.context.view_layer.update()
+    select_only(obj, {"foot.L"})
+    assert run(bpy.ops.pose.two_bone_ik_add, obj, mirror=True) == {"FINISHED"}
+    assert [(chain.upper_bone, chain.lower_bone) for chain in obj.two_bone_ik.chains] == [
+        ("thigh.R", "shin.R"), ("shin.L", "foot.L")
+    ]
+    assert "No chain added on foot.R ('shin.R' is a bone of chain 'leg.R')" in capfd.readouterr().out
+
+
 def test_add_warns_about_other_constraints(scene, capfd):
     """C13: adding a chain on bones that carry other constraints warns about them."""
     obj = make_leg()
@@ -223,6 +284,32 @@ def test_remove_restores_fk_and_deletes_empties(scene):
     assert obj.two_bone_ik.active_chain_index == 0
     for bone in ("thigh.L", "shin.L"):
         assert_close(world_tail(obj, bone), fk[bone][1], TOLERANCE)
+
+
+@pytest.mark.parametrize(
+    "broken", ["renamed lower bone", "deleted upper bone", "empty upper bone", "empty lower bone"]
+)
+def test_remove_restoring_fk_of_a_broken_chain(scene, capfd, broken):
+    """Remove with Restore FK Pose on a chain whose bone is gone or unset still removes it: no pose
+    is written, and a warning says there was nothing to restore."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    if broken == "renamed lower bone":
+        obj.data.bones["shin"].name = "shin.L"
+    elif broken == "deleted upper bone":
+        set_mode(obj, "EDIT")
+        obj.data.edit_bones.remove(obj.data.edit_bones["thigh"])
+        set_mode(obj, "OBJECT")
+    else:
+        setattr(chain, "upper_bone" if broken == "empty upper bone" else "lower_bone", "")
+    bpy.context.view_layer.update()
+    assert chain.status  # the driver already says the chain is broken
+    before = pose_snapshot(obj)
+    capfd.readouterr()
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj, restore_fk=True) == {"FINISHED"}
+    assert len(obj.two_bone_ik.chains) == 0
+    assert pose_snapshot(obj) == before
+    assert "no FK pose to restore" in capfd.readouterr().out
 
 
 def test_remove_a_named_chain(scene):
@@ -360,6 +447,87 @@ def test_snap_reports_a_chain_without_target(scene):
             run(operator, obj)
     assert chain.pole.location == Vector((1.2, 0.5, 0.5))
     assert target.location == Vector((1.2, 0, 0.5))
+
+
+def _break_chain(obj, chain, how: str) -> None:
+    """Break the base rig's chain so that its target or pole cannot be snapped (the driver refuses it)."""
+    if how == "target is the armature":
+        chain.target, chain.target_bone = obj, ""
+    elif how == "pole is the armature":
+        chain.pole, chain.pole_bone = obj, ""
+    elif how == "target bone misspelt on another rig":
+        chain.target, chain.target_bone = make_leg("Other"), "hand_typo"
+    elif how == "pole bone misspelt on another rig":
+        chain.pole, chain.pole_bone = make_leg("Other"), "knee_typo"
+    elif how == "target bone is the shin":
+        chain.target, chain.target_bone = obj, "shin"
+    elif how == "target parented to the shin":
+        target = chain.target
+        target.parent, target.parent_type, target.parent_bone = obj, "BONE", "shin"
+    bpy.context.view_layer.update()
+
+
+BROKEN_SOURCES = [
+    ("target is the armature", "The target is this armature"),
+    ("pole is the armature", "The pole is this armature"),
+    ("target bone misspelt on another rig", "Target bone 'hand_typo' not found in 'Other'"),
+    ("pole bone misspelt on another rig", "Pole bone 'knee_typo' not found in 'Other'"),
+    ("target bone is the shin", "The target bone 'shin' moves with the chain's own bones: a cycle"),
+    ("target parented to the shin", "The target 'Target' moves with the chain's own bones: a cycle"),
+]
+
+
+def _object_state() -> dict:
+    """Every object's world matrix, and every armature's pose channels, as plain values."""
+    return {
+        obj.name: (
+            [tuple(row) for row in obj.matrix_world],
+            pose_snapshot(obj) if obj.type == "ARMATURE" else None,
+        )
+        for obj in bpy.data.objects
+    }
+
+
+@pytest.mark.parametrize("how, status", BROKEN_SOURCES)
+@pytest.mark.parametrize("operator", ["snap_ik_to_fk", "snap_fk_to_ik"])
+def test_snap_refuses_a_chain_it_cannot_snap_and_moves_nothing(scene, how, status, operator):
+    """A target or pole the driver refuses (the rig itself, a misspelt bone, a cycle): both snaps
+    stop with the chain's status and move no object, no bone and no rig, with Auto Keying on too."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    chain.enabled = False
+    pose_fk(obj)
+    _break_chain(obj, chain, how)
+    scene.tool_settings.use_keyframe_insert_auto = True
+    before = _object_state()
+    with pytest.raises(RuntimeError, match=re.escape(status)):
+        run(getattr(bpy.ops.pose, f"two_bone_ik_{operator}"), obj)
+    bpy.context.view_layer.update()
+    assert _object_state() == before
+    assert all(other.animation_data is None for other in bpy.data.objects)
+
+
+def test_snap_refuses_a_zero_scale_armature(scene):
+    """Snap IK to FK on an armature scaled to zero refuses with the driver's status and moves nothing."""
+    obj = base_rig()
+    obj.scale = (1, 0, 1)
+    bpy.context.view_layer.update()
+    before = _object_state()
+    with pytest.raises(RuntimeError, match="has zero or invalid scale"):
+        run(bpy.ops.pose.two_bone_ik_snap_ik_to_fk, obj)
+    assert _object_state() == before
+
+
+def test_select_refuses_a_misspelt_bone(scene):
+    """Select Target with a misspelt target bone on another rig says so; the rig is not selected instead."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    _break_chain(obj, chain, "target bone misspelt on another rig")
+    set_mode(obj, "POSE")
+    with pytest.raises(RuntimeError, match="Target bone 'hand_typo' not found in 'Other'"):
+        run(bpy.ops.pose.two_bone_ik_select_target, obj)
+    assert bpy.context.view_layer.objects.active == obj
+    assert not bpy.data.objects["Other"].select_get()
 
 
 def test_snap_undo_and_redo(scene):

@@ -6,6 +6,7 @@ baking then disabling gives the same pose on every frame to 1e-5 m; undo; cancel
 """
 
 import math
+import re
 
 import bpy
 import pytest
@@ -311,3 +312,104 @@ def test_bake_poll_needs_a_chain(scene):
         assert not bpy.ops.pose.two_bone_ik_bake.poll()
         with pytest.raises(RuntimeError, match="has no two-bone IK chain"):
             bpy.ops.pose.two_bone_ik_bake()
+
+
+# --- Refusals: a bake never keys a pose the driver did not solve ------------------------------------
+
+
+def bone_rotation_curves(obj) -> list:
+    """The F-curves keying a pose bone's rotation (what a bake writes)."""
+    return [fcurve for fcurve in fcurves(obj) if fcurve.data_path.startswith("pose.bones")]
+
+
+@pytest.mark.parametrize(
+    "how, status",
+    [
+        ("target is the armature", "The target is this armature"),
+        ("target bone is the shin", "The target bone 'shin' moves with the chain's own bones: a cycle"),
+        ("target parented to the shin", "The target 'Target' moves with the chain's own bones: a cycle"),
+        ("target bone misspelt on another rig", "Target bone 'hand_typo' not found in 'Other'"),
+        ("pole is the armature", "The pole is this armature"),
+    ],
+)
+def test_bake_refuses_a_chain_that_cannot_solve(scene, how, status):
+    """A chain the driver cannot solve (its status is a failure) is not baked: the bake is refused
+    with the chain's status, nothing is keyed, the chain stays enabled and the frame is kept."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    target = chain.target
+    if how == "target is the armature":
+        chain.target = obj
+    elif how == "target bone is the shin":
+        chain.target, chain.target_bone = obj, "shin"
+    elif how == "target parented to the shin":
+        target.parent, target.parent_type, target.parent_bone = obj, "BONE", "shin"
+    elif how == "target bone misspelt on another rig":
+        chain.target, chain.target_bone = make_leg("Other"), "hand_typo"
+    elif how == "pole is the armature":
+        chain.pole = obj
+    bpy.context.view_layer.update()
+    scene.frame_set(3)
+    with pytest.raises(RuntimeError, match=f"Chain 'shin' cannot be baked: {re.escape(status)}"):
+        run_bake(obj, frame_start=1, frame_end=5)
+    assert obj.animation_data is None
+    assert chain.enabled and scene.frame_current == 3
+    with pytest.raises(package().driver.bake.BakeError, match=re.escape(status)):
+        package().driver.bake.BakeJob(bpy.context, obj, ["shin"], 1, 5)
+
+
+def test_bake_refuses_a_chain_that_stops_solving_on_a_frame(scene):
+    """A chain that solves on frame 1 but not on frame 3 (the armature's scale is keyed to zero there)
+    stops the bake at frame 3 with its status: nothing is keyed, every chain is as it was. All Chains
+    is refused as a whole, and so is the step-by-step (interactive) bake."""
+    obj = make_legs()
+    for side, x in (("L", 0.2), ("R", -0.2)):
+        target = make_empty(f"Target.{side}", (x + 1.0, 0, 0.5))
+        pole = make_empty(f"Pole.{side}", (x + 1.0, 0.5, 0.5))
+        add_chain(obj, target, pole, f"thigh.{side}", f"shin.{side}").name = f"shin.{side}"
+    obj.two_bone_ik.chains["shin.R"].enabled = False
+    for frame, scale in ((1, (1, 1, 1)), (3, (0, 0, 0))):
+        obj.scale = scale
+        obj.keyframe_insert("scale", frame=frame)
+    for fcurve in fcurves(obj):
+        for point in fcurve.keyframe_points:
+            point.interpolation = "CONSTANT"
+    scene.frame_set(1)
+    bpy.context.view_layer.update()
+    assert all(chain.status == "" for chain in obj.two_bone_ik.chains if chain.enabled)
+    failure = "Chain 'shin.L' does not solve at frame 3: Armature 'Legs' has zero or invalid scale"
+    with pytest.raises(RuntimeError, match=re.escape(failure)):
+        run_bake(obj, frame_start=1, frame_end=5, all_chains=True)
+    assert bone_rotation_curves(obj) == []
+    assert [chain.enabled for chain in obj.two_bone_ik.chains] == [True, False]
+    assert scene.frame_current == 1
+
+    bake = package().driver.bake
+    job = bake.BakeJob(bpy.context, obj, ["shin.R"], 1, 5)  # a re-bake of the disabled chain
+    assert not job.step(bpy.context) and not job.step(bpy.context)
+    with pytest.raises(bake.BakeError, match=re.escape("Chain 'shin.R' does not solve at frame 3")):
+        job.step(bpy.context)
+    job.cancel(bpy.context)
+    assert bone_rotation_curves(obj) == []
+    assert not obj.two_bone_ik.chains["shin.R"].enabled
+
+
+def test_bake_refuses_frames_outside_blenders_range(scene):
+    """Blender's frames end at ±1048574 (frame_set clamps beyond): a range past either end is refused
+    with nothing keyed, and a range up to the last frame bakes that frame's own solve."""
+    bake = package().driver.bake
+    assert (bake.FRAME_MIN, bake.FRAME_MAX) == (-1048574, 1048574)
+    obj = base_rig()
+    target = bpy.data.objects["Target"]
+    key_location(target, [(1048570, (1.2, 0, 0.5)), (1048580, (0.2, 0, 0.5))], interpolation="LINEAR")
+    for start, end, frame in ((1048572, 1048578, "end frame 1048578"), (-1048575, 1, "start frame -1048575")):
+        refused = f"The {frame} is outside Blender's frame range -1048574 to 1048574"
+        with pytest.raises(RuntimeError, match=refused):
+            run_bake(obj, frame_start=start, frame_end=end)
+        with pytest.raises(bake.BakeError, match="outside Blender's frame range"):
+            bake.bake(bpy.context, obj, ["shin"], start, end)
+    assert obj.animation_data is None
+    live = live_positions(obj, range(1048572, 1048575))
+    assert run_bake(obj, frame_start=1048572, frame_end=1048574) == {"FINISHED"}
+    assert key_frames(rotation_curves(obj, "thigh")[0]) == [1048572.0, 1048573.0, 1048574.0]
+    assert_plays_like(obj, live)
