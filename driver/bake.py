@@ -11,16 +11,11 @@ as it was.
 from __future__ import annotations
 
 import bpy
-from bpy_extras import anim_utils
 from mathutils import Euler, Quaternion
 
-from . import evaluate
+from . import compat, evaluate
 from .chains import chain_bone_slots, find_chain
 from .evaluate import ChainError, solved
-
-# Slotted (layered) actions: Blender 4.4+, where anim_utils gained the channelbag helpers. Blender
-# 4.2 and 4.3 keep F-Curves on ``Action.fcurves``; 5.0 removed that.
-LAYERED = hasattr(anim_utils, "action_get_channelbag_for_slot")
 
 # Blender's frame range (MINAFRAME..MAXFRAME, -1048574..1048574): ``Scene.frame_set`` clamps to it,
 # so a frame outside would be keyed with the pose of the nearest end.
@@ -85,61 +80,6 @@ def rotation_values(matrices, rotation_mode: str, previous=None) -> list[tuple[f
     return values
 
 
-def _ensure_channelbag(action, slot):
-    ensure = getattr(anim_utils, "action_ensure_channelbag_for_slot", None)
-    if ensure is not None:
-        return ensure(action, slot)
-    # Blender 4.4 has channelbags but not this helper yet.
-    layer = action.layers[0] if len(action.layers) else action.layers.new("Layer")
-    strip = layer.strips[0] if len(layer.strips) else layer.strips.new(type="KEYFRAME")
-    return strip.channelbag(slot, ensure=True)
-
-
-def action_fcurves(obj, create: bool = False):
-    """The F-Curves that animate ``obj``: its bound slot's channelbag (4.4+) or ``action.fcurves``.
-
-    With ``create``, makes the animation data, an action ("<object>Action") and, on 4.4+, a slot
-    for ``obj`` bound to ``animation_data.action_slot`` as needed; an action that already animates
-    other data gets a slot of its own for ``obj`` (C15). Without, returns None when any is missing.
-    """
-    animation_data = obj.animation_data
-    if animation_data is None:
-        if not create:
-            return None
-        animation_data = obj.animation_data_create()
-    action = animation_data.action
-    if action is None:
-        if not create:
-            return None
-        action = bpy.data.actions.new(f"{obj.name}Action")
-        animation_data.action = action
-    if not LAYERED:
-        return action.fcurves
-    slot = animation_data.action_slot
-    if slot is None:
-        if not create:
-            return None
-        # An unbound slot plays nothing: bind a new one to this object.
-        slot = action.slots.new(id_type="OBJECT", name=obj.name)
-        animation_data.action_slot = slot
-    if create:
-        return _ensure_channelbag(action, slot).fcurves
-    channelbag = anim_utils.action_get_channelbag_for_slot(action, slot)
-    return None if channelbag is None else channelbag.fcurves
-
-
-def _fcurve(fcurves, data_path: str, index: int, group: str):
-    fcurve = fcurves.find(data_path, index=index)
-    if fcurve is not None:
-        return fcurve
-    if not LAYERED:  # 4.2-4.3: Action.fcurves
-        return fcurves.new(data_path, index=index, action_group=group)
-    try:
-        return fcurves.new(data_path, index=index, group_name=group)
-    except TypeError:  # 4.4-4.5 channelbags take no group
-        return fcurves.new(data_path, index=index)
-
-
 def write_keys(obj, bone_name: str, frames, values) -> int:
     """Key the rotation channels of pose bone ``bone_name`` with ``values`` (one tuple per frame).
 
@@ -149,10 +89,10 @@ def write_keys(obj, bone_name: str, frames, values) -> int:
     pose_bone = obj.pose.bones[bone_name]
     name, count = rotation_channel(pose_bone.rotation_mode)
     data_path = pose_bone.path_from_id(name)
-    fcurves = action_fcurves(obj, create=True)
+    fcurves = compat.action_fcurves(obj, create=True)
     first, last = min(frames), max(frames)
     for index in range(count):
-        fcurve = _fcurve(fcurves, data_path, index, bone_name)
+        fcurve = compat.new_fcurve(fcurves, data_path, index, bone_name)
         points = fcurve.keyframe_points
         for point in reversed(points):
             if first <= point.co.x <= last:
@@ -165,7 +105,7 @@ def write_keys(obj, bone_name: str, frames, values) -> int:
 
 def _previous_values(obj, bone_name: str, frame: int):
     """The bone's keyed rotation channels at ``frame`` (for continuity), or None when not keyed."""
-    fcurves = action_fcurves(obj)
+    fcurves = compat.action_fcurves(obj)
     if fcurves is None:
         return None
     pose_bone = obj.pose.bones[bone_name]

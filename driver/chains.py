@@ -12,13 +12,12 @@ from mathutils import Matrix, Vector
 
 from . import pose
 from . import evaluate, fk
+from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .evaluate import ChainError, chain_bones, end_bone, solved
 
 # How far the pole empty sits from the joint, as a share of the chain's length.
 POLE_DISTANCE = 0.5
 
-# Bone selection lives on PoseBone from Blender 5.0 and on Bone before (BLENDER-NOTES, C21).
-POSE_BONE_SELECT = "select" in bpy.types.PoseBone.bl_rna.properties
 
 
 def _unique_name(names, wanted: str) -> str:
@@ -27,21 +26,6 @@ def _unique_name(names, wanted: str) -> str:
         number += 1
         name = f"{wanted}.{number:03d}"
     return name
-
-
-def _selection_owner(obj, name: str):
-    """The struct that carries the selection of bone ``name``: its PoseBone (5.0+) or its Bone (4.x)."""
-    return obj.pose.bones[name] if POSE_BONE_SELECT else obj.data.bones[name]
-
-
-def is_bone_selected(obj, name: str) -> bool:
-    """Whether bone ``name`` of armature object ``obj`` is selected, on every supported Blender."""
-    return _selection_owner(obj, name).select
-
-
-def select_bone(obj, name: str, selected: bool = True) -> None:
-    """Select or deselect bone ``name`` of armature object ``obj``, on every supported Blender (C21)."""
-    _selection_owner(obj, name).select = selected
 
 
 def lower_bone_names(obj, selected_names, active_name: str | None = None) -> list[str]:

@@ -2,7 +2,6 @@
 """Chain storage on the armature object: ``obj.two_bone_ik.chains`` and ``active_chain_index``."""
 
 import bpy
-from . import readout
 from bpy.props import (
     BoolProperty,
     CollectionProperty,
@@ -13,6 +12,9 @@ from bpy.props import (
     PointerProperty,
     StringProperty,
 )
+
+from . import readout
+from .compat import register_classes_factory
 
 # Chains must survive library overrides of the rig (the collection accepts inserted items).
 OVERRIDABLE = {"LIBRARY_OVERRIDABLE"}
@@ -127,7 +129,7 @@ class TwoBoneIKSettings(bpy.types.PropertyGroup):
 
 
 classes = (TwoBoneIKChain, TwoBoneIKSettings)
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register() -> None:

@@ -9,6 +9,7 @@ from .bake import POSE_OT_two_bone_ik_bake
 from .remove import POSE_OT_two_bone_ik_remove
 from .select import POSE_OT_two_bone_ik_select_pole, POSE_OT_two_bone_ik_select_target
 from .snap import POSE_OT_two_bone_ik_snap_fk_to_ik, POSE_OT_two_bone_ik_snap_ik_to_fk
+from ..driver.compat import register_classes_factory
 
 classes = (
     POSE_OT_two_bone_ik_add,
@@ -19,7 +20,7 @@ classes = (
     POSE_OT_two_bone_ik_select_target,
     POSE_OT_two_bone_ik_select_pole,
 )
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register() -> None:

@@ -2,6 +2,7 @@
 """Pose ▸ Two-Bone IK: every chain operator, so each is also found by menu search (F3)."""
 
 import bpy
+from ..driver.compat import register_classes_factory
 
 
 class VIEW3D_MT_pose_two_bone_ik(bpy.types.Menu):
@@ -30,7 +31,7 @@ def _pose_menu(self, context) -> None:
 
 
 classes = (VIEW3D_MT_pose_two_bone_ik,)
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = register_classes_factory(classes)
 
 
 def register() -> None:

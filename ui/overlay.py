@@ -17,6 +17,7 @@ from gpu_extras.batch import batch_for_shader
 from mathutils import Vector
 
 from ..driver.chains import solved, source_matrix
+from ..driver.compat import WIDE_LINE_SHADER
 
 # Line colours (linear RGBA) and widths in pixels.
 REACH_COLOR = (0.25, 0.75, 1.0, 0.9)
@@ -72,7 +73,7 @@ def overlay_lines(context) -> list[OverlayLine]:
 def _shader():
     # Built on first draw, never at import or register (C18).
     if "line" not in _shaders:
-        _shaders["line"] = gpu.shader.from_builtin("POLYLINE_UNIFORM_COLOR")
+        _shaders["line"] = gpu.shader.from_builtin(WIDE_LINE_SHADER)
     return _shaders["line"]
 
 

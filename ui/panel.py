@@ -7,6 +7,7 @@ import bpy
 
 from ..driver.chains import find_chain, owning_armature
 from .status import chain_state, status_line
+from ..driver.compat import UI_LIST_TYPE, register_classes_factory
 
 # Roughly how many pixels a character of a label takes, to wrap long status sentences.
 CHARACTER_WIDTH = 7
@@ -91,7 +92,7 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
         row = layout.row()
         row.template_list(
             "POSE_UL_two_bone_ik_chains", "", settings, "chains", settings, "active_chain_index",
-            rows=3, type="DEFAULT",  # GRID raises TypeError on 5.0 (C25)
+            rows=3, type=UI_LIST_TYPE,
         )
         column = row.column(align=True)
         column.operator("pose.two_bone_ik_add", icon="ADD", text="")
@@ -107,4 +108,4 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
 
 
 classes = (POSE_UL_two_bone_ik_chains, VIEW3D_PT_two_bone_ik)
-register, unregister = bpy.utils.register_classes_factory(classes)
+register, unregister = register_classes_factory(classes)

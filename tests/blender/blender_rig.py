@@ -210,19 +210,9 @@ def internal_errors() -> list[str]:
 
 
 def fcurves(obj) -> list:
-    """The F-curves animating ``obj``: through the action slot's channelbag (4.4+), else action.fcurves."""
-    animation = obj.animation_data
-    if animation is None or animation.action is None:
-        return []
-    action = animation.action
-    slot = getattr(animation, "action_slot", None)
-    if slot is not None:
-        from bpy_extras import anim_utils
-
-        channelbag = anim_utils.action_get_channelbag_for_slot(action, slot)
-        return list(channelbag.fcurves) if channelbag is not None else []
-    return list(action.fcurves)
-
+    """The F-curves animating ``obj`` (the bound slot's channelbag on 4.4+, else action.fcurves)."""
+    found = package().driver.compat.action_fcurves(obj)
+    return list(found) if found is not None else []
 
 def keyframe_snapshot(obj) -> dict:
     """(data_path, index) -> every key's (co, handles, interpolation), to prove keys are untouched."""
@@ -373,8 +363,11 @@ def run_blender(code: str, timeout: float = 180.0):
         enable_extension(pathlib.Path({str(here.parents[1])!r}))
         """
     )
+    # Blender 4.2 can crash while shutting down after the work is done: leave without its exit path.
+    epilogue = "\nsys.stdout.flush(); sys.stderr.flush(); os._exit(0)\n"
     return subprocess.run(
-        [sys.executable, "-c", prologue + textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-c", prologue + textwrap.dedent(code) + epilogue],
+        capture_output=True, text=True, timeout=timeout,
     )
 
 

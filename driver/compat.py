@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Differences between the supported Blender versions (4.2 LTS, 4.5 LTS, 5.0, 5.2 LTS), in one place.
+
+Every difference is decided by testing for the feature, never by comparing ``bpy.app.version``: a
+version check breaks on the next release and on back-ports. Each helper says which versions take
+which branch, as measured with the PyPI bpy modules of the compatibility matrix (tools/matrix.sh).
+
+- Bone selection: ``PoseBone.select`` from 5.0, ``Bone.select`` before (C21).
+- Animation: slotted (layered) actions from 4.4, where F-Curves live in the channelbag of the slot
+  bound to the animated ID; ``Action.fcurves`` on 4.2 and 4.3, removed in 5.0 (C15, C16).
+- gpu: ``POLYLINE_UNIFORM_COLOR`` and ``UNIFORM_COLOR`` are the only line shaders named the same on
+  every supported version; shaders can only be built in a draw callback (C18, C19).
+- UI lists: ``template_list(type="GRID")`` raises TypeError on 5.0; DEFAULT draws everywhere (C25).
+
+It also holds :func:`register_classes_factory`, a drop-in for ``bpy.utils.register_classes_factory``
+that survives a partial earlier registration (C23), the same on every version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import bpy
+from bpy_extras import anim_utils
+
+# Bone selection lives on PoseBone from Blender 5.0 and on Bone before.
+POSE_BONE_SELECT: bool = "select" in bpy.types.PoseBone.bl_rna.properties
+
+# Slotted actions (4.4+): anim_utils has the channelbag helpers; Action.fcurves may be gone (5.0+).
+LAYERED_ACTIONS: bool = hasattr(anim_utils, "action_get_channelbag_for_slot")
+
+# Built-in shader names valid on every supported version (the 3D_/2D_ prefixed ones are gone).
+LINE_SHADER = "UNIFORM_COLOR"
+WIDE_LINE_SHADER = "POLYLINE_UNIFORM_COLOR"
+
+# The template_list layout that draws on every supported version.
+UI_LIST_TYPE = "DEFAULT"
+
+
+def bone_selection_owner(obj, bone_name: str):
+    """The struct whose ``select`` is the selection of bone ``bone_name`` of armature object ``obj``:
+    its pose bone on 5.0+, its bone (``obj.data.bones``) on 4.x.
+
+    Raises
+    ------
+    KeyError
+        When the armature has no bone of that name.
+    """
+    return obj.pose.bones[bone_name] if POSE_BONE_SELECT else obj.data.bones[bone_name]
+
+
+def is_bone_selected(obj, bone_name: str) -> bool:
+    """Whether bone ``bone_name`` of armature object ``obj`` is selected, on every supported version."""
+    return bool(bone_selection_owner(obj, bone_name).select)
+
+
+def select_bone(obj, bone_name: str, selected: bool = True) -> None:
+    """Select (or deselect) bone ``bone_name`` of armature object ``obj``, on every supported version."""
+    bone_selection_owner(obj, bone_name).select = selected
+
+
+def _ensure_channelbag(action, slot):
+    ensure = getattr(anim_utils, "action_ensure_channelbag_for_slot", None)
+    if ensure is not None:  # 4.5+
+        return ensure(action, slot)
+    # 4.4 has channelbags but not this helper yet.
+    layer = action.layers[0] if len(action.layers) else action.layers.new("Layer")
+    strip = layer.strips[0] if len(layer.strips) else layer.strips.new(type="KEYFRAME")
+    return strip.channelbag(slot, ensure=True)
+
+
+def action_fcurves(id_data, create: bool = False):
+    """The F-Curves that animate ``id_data`` (an Object, usually): the collection to ``find`` and
+    ``new`` F-Curves in.
+
+    On 4.4+ that is the channelbag of the action slot bound to ``id_data``; on 4.2-4.3 it is
+    ``action.fcurves``. With ``create``, makes what is missing: the animation data, an action named
+    "<name>Action" and, on 4.4+, a slot of its own bound to ``animation_data.action_slot`` (an action
+    that already animates other data gets a new slot, so nothing of the other ID is touched; an
+    unbound slot plays nothing). Without ``create``, returns None when any of these is missing.
+    """
+    animation_data = id_data.animation_data
+    if animation_data is None:
+        if not create:
+            return None
+        animation_data = id_data.animation_data_create()
+    action = animation_data.action
+    if action is None:
+        if not create:
+            return None
+        action = bpy.data.actions.new(f"{id_data.name}Action")
+        animation_data.action = action
+    if not LAYERED_ACTIONS:
+        return action.fcurves
+    slot = animation_data.action_slot
+    if slot is None:
+        if not create:
+            return None
+        slot = action.slots.new(id_type=id_data.id_type, name=id_data.name)
+        animation_data.action_slot = slot
+    if create:
+        return _ensure_channelbag(action, slot).fcurves
+    channelbag = anim_utils.action_get_channelbag_for_slot(action, slot)
+    return None if channelbag is None else channelbag.fcurves
+
+
+def new_fcurve(fcurves, data_path: str, index: int = 0, group: str = ""):
+    """Find or make the F-Curve for ``data_path[index]`` in ``fcurves`` (from :func:`action_fcurves`),
+    in channel group ``group`` where the version supports groups on new F-Curves.
+
+    4.2-4.3 take ``action_group``; 5.0+ channelbags take ``group_name``; 4.4-4.5 channelbags take
+    neither (the F-Curve is made ungrouped there).
+    """
+    fcurve = fcurves.find(data_path, index=index)
+    if fcurve is not None:
+        return fcurve
+    if not group:
+        return fcurves.new(data_path, index=index)
+    if not LAYERED_ACTIONS:
+        return fcurves.new(data_path, index=index, action_group=group)
+    try:
+        return fcurves.new(data_path, index=index, group_name=group)
+    except TypeError:
+        return fcurves.new(data_path, index=index)
+
+
+def register_classes_factory(classes: Sequence[type]) -> tuple[Callable[[], None], Callable[[], None]]:
+    """``(register, unregister)`` for ``classes``, like ``bpy.utils.register_classes_factory``, but
+    safe to run after a registration that stopped half-way (C23).
+
+    When an enable fails part-way through ``register()``, Blender drops the extension's top module
+    but keeps its submodules and whatever they registered; the next enable then meets classes that
+    are still registered, and ``bpy.utils.register_class`` raises ValueError ("already registered
+    as a subclass"). Here ``register`` first unregisters a registered class of the same name (this
+    one, or the copy from before a reload), and ``unregister`` skips classes that are not
+    registered, so neither raises on a partial state. Registration order is kept: classes in
+    order, unregistration in reverse.
+    """
+
+    def register() -> None:
+        for cls in classes:
+            if getattr(cls, "is_registered", False):
+                bpy.utils.unregister_class(cls)
+            else:
+                # Operators, panels, menus and lists are also reachable by name (a reloaded copy).
+                registered = getattr(bpy.types, cls.__name__, None)
+                if registered is not None and getattr(registered, "is_registered", False):
+                    bpy.utils.unregister_class(registered)
+            bpy.utils.register_class(cls)
+
+    def unregister() -> None:
+        for cls in reversed(classes):
+            if getattr(cls, "is_registered", False):
+                bpy.utils.unregister_class(cls)
+
+    return register, unregister

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""driver/compat.py picks the right branch on the running Blender (run on every version by
+tools/matrix.sh): bone selection (C21), F-Curves through slots or Action.fcurves (C15, C16) and the
+UI list type (C25), each decided by a feature test."""
+
+import importlib
+
+import bpy
+import pytest
+from blender_rig import MODULE, make_empty, make_leg, set_mode
+
+
+@pytest.fixture
+def compat(scene):
+    return importlib.import_module(f"{MODULE}.driver.compat")
+
+
+def test_selection_lives_where_the_feature_test_says(compat):
+    """POSE_BONE_SELECT is True exactly when PoseBone has ``select`` (5.0+), else Bone carries it."""
+    assert compat.POSE_BONE_SELECT == ("select" in bpy.types.PoseBone.bl_rna.properties)
+    if not compat.POSE_BONE_SELECT:
+        assert "select" in bpy.types.Bone.bl_rna.properties
+
+
+def test_select_bone_is_the_selection_blender_uses(compat):
+    """C21: select_bone() selects a bone so that Pose Mode's selected_pose_bones lists it, and
+    is_bone_selected() reads it back, on every version."""
+    obj = make_leg()
+    set_mode(obj, "POSE")
+    for name in ("thigh", "shin"):
+        compat.select_bone(obj, name, False)
+    compat.select_bone(obj, "shin")
+    assert compat.is_bone_selected(obj, "shin")
+    assert not compat.is_bone_selected(obj, "thigh")
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        selected = bpy.context.selected_pose_bones
+        assert selected is not None
+        assert [bone.name for bone in selected] == ["shin"]
+    compat.select_bone(obj, "shin", False)
+    assert not compat.is_bone_selected(obj, "shin")
+    set_mode(obj, "OBJECT")
+
+
+def test_action_fcurves_is_none_without_animation(compat):
+    """Without ``create`` nothing is made: an object with no animation has no F-Curves."""
+    obj = make_empty("Plain", (0, 0, 0))
+    assert compat.action_fcurves(obj) is None
+    assert obj.animation_data is None
+
+
+def test_created_fcurves_animate_the_object(compat, scene):
+    """C15/C16: F-Curves made through action_fcurves(create=True) play (the slot is bound on 4.4+)."""
+    obj = make_empty("Animated", (0, 0, 0))
+    fcurves = compat.action_fcurves(obj, create=True)
+    fcurve = compat.new_fcurve(fcurves, "location", 0, group="Object Transforms")
+    fcurve.keyframe_points.insert(1, 0.0)
+    fcurve.keyframe_points.insert(11, 2.0)
+    assert compat.new_fcurve(fcurves, "location", 0) == fcurve  # found, not made twice
+    assert len(compat.action_fcurves(obj)) == 1
+    scene.frame_set(6)
+    assert obj.location.x == pytest.approx(1.0, abs=1e-6)
+    assert fcurve.group is None or fcurve.group.name == "Object Transforms"
+
+
+def test_a_shared_action_gets_a_slot_per_object(compat, scene):
+    """C15: creating F-Curves for an object whose action already animates another object leaves the
+    other object's F-Curves as they were (4.4+: a slot of its own; 4.2 has one F-Curve list per
+    action, so the two objects necessarily share it there)."""
+    target = make_empty("Target", (0, 0, 0))
+    fcurve = compat.new_fcurve(compat.action_fcurves(target, create=True), "location", 2)
+    fcurve.keyframe_points.insert(1, 0.5)
+    other = make_empty("Other", (0, 0, 0))
+    other.animation_data_create().action = target.animation_data.action
+    made = compat.new_fcurve(compat.action_fcurves(other, create=True), "rotation_euler", 0)
+    made.keyframe_points.insert(1, 0.25)
+    target_paths = [(f.data_path, f.array_index) for f in compat.action_fcurves(target)]
+    if compat.LAYERED_ACTIONS:
+        assert target_paths == [("location", 2)]
+        assert other.animation_data.action_slot != target.animation_data.action_slot
+    else:
+        assert ("location", 2) in target_paths
+
+
+def test_ui_list_type_draws_on_this_version(compat):
+    """C25: the list layout the panel uses is one template_list accepts here (GRID is gone in 5.0)."""
+    parameter = bpy.types.UILayout.bl_rna.functions["template_list"].parameters["type"]
+    assert compat.UI_LIST_TYPE in {item.identifier for item in parameter.enum_items}
+
+
+def test_register_classes_factory_survives_a_partial_registration(compat):
+    """C23: register() over classes that are still registered (an enable that stopped half-way) does
+    not raise, nor does unregister() over classes that are not registered; each class ends up
+    registered once, then not at all."""
+
+    class TwoBoneIKCompatProbeSettings(bpy.types.PropertyGroup):
+        value: bpy.props.FloatProperty(name="Value")
+
+    class WM_OT_two_bone_ik_compat_probe(bpy.types.Operator):
+        """Probe operator of the compat test"""
+
+        bl_idname = "wm.two_bone_ik_compat_probe"
+        bl_label = "Two-Bone IK Compat Probe"
+
+        def execute(self, context):
+            return {"FINISHED"}
+
+    classes = (TwoBoneIKCompatProbeSettings, WM_OT_two_bone_ik_compat_probe)
+    register, unregister = compat.register_classes_factory(classes)
+    try:
+        bpy.utils.register_class(TwoBoneIKCompatProbeSettings)  # the half-way state
+        register()
+        register()
+        assert all(cls.is_registered for cls in classes)
+        assert bpy.ops.wm.two_bone_ik_compat_probe() == {"FINISHED"}
+    finally:
+        unregister()
+        unregister()
+    assert not any(cls.is_registered for cls in classes)

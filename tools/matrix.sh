@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The compatibility matrix: the whole test suite (solver, in-Blender, packaging and install tests)
+# on every supported Blender, each the PyPI bpy module in a pinned venv of its own.
+#
+#   Blender  Python  pins                         venv
+#   4.2 LTS  3.11    requirements/blender-4.2.txt .venv-matrix/4.2
+#   4.5 LTS  3.11    requirements/blender-4.5.txt .venv-matrix/4.5
+#   5.0      3.11    requirements.txt             .venv (the default venv of tools/venv.sh)
+#   5.2 LTS  3.13    requirements/blender-5.2.txt .venv-matrix/5.2
+#
+# The install tests install TWO_BONE_IK_ZIP when it is set (CI: the zip tools/test.sh built), else a
+# zip built with that version's own blender_ext.py. Every version runs even when one fails; the
+# exit status is non-zero when any failed, except versions listed in TWO_BONE_IK_MATRIX_ALLOW_FAIL
+# (space-separated, e.g. "4.2"), which are reported but do not fail the run.
+# Usage: bash tools/matrix.sh [VERSION...] [-- PYTEST_ARGS...]     e.g. bash tools/matrix.sh 4.2 5.2
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TWO_BONE_IK_VENV_ONLY_FUNCTIONS=1 source "$repo/tools/venv.sh"
+cd "$repo"
+
+declare -A python_of=([4.2]=3.11 [4.5]=3.11 [5.0]=3.11 [5.2]=3.13)
+declare -A pins_of=(
+  [4.2]="requirements/blender-4.2.txt"
+  [4.5]="requirements/blender-4.5.txt"
+  [5.0]="requirements.txt requirements-dev.txt"
+  [5.2]="requirements/blender-5.2.txt"
+)
+declare -A venv_of=([4.2]=.venv-matrix/4.2 [4.5]=.venv-matrix/4.5 [5.0]=.venv [5.2]=.venv-matrix/5.2)
+all_versions=(4.2 4.5 5.0 5.2)
+
+versions=()
+pytest_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --) shift; pytest_args=("$@"); break ;;
+    *)
+      if [ -z "${python_of[$1]:-}" ]; then
+        echo "tools/matrix.sh: unknown version $1 (supported: ${all_versions[*]})" >&2
+        exit 2
+      fi
+      versions+=("$1"); shift ;;
+  esac
+done
+[ ${#versions[@]} -gt 0 ] || versions=("${all_versions[@]}")
+allowed=" ${TWO_BONE_IK_MATRIX_ALLOW_FAIL:-} "
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+declare -A outcome=() seconds=()
+for version in "${versions[@]}"; do
+  echo "== Blender $version: venv ${venv_of[$version]} (Python ${python_of[$version]})"
+  start=$SECONDS
+  pins=()
+  for file in ${pins_of[$version]}; do pins+=("$repo/$file"); done
+  if ! ensure_venv "$repo/${venv_of[$version]}" "${python_of[$version]}" "${pins[@]}"; then
+    outcome[$version]="venv failed"
+    seconds[$version]=$((SECONDS - start))
+    continue
+  fi
+  install_seconds=$((SECONDS - start))
+  # A fresh user folder and cache per version: versions must not share preferences or extensions.
+  user="$scratch/$version"
+  mkdir -p "$user/cache"
+  echo "== Blender $version: pytest"
+  if BLENDER_USER_RESOURCES="$user" XDG_CACHE_HOME="$user/cache" \
+    "$repo/${venv_of[$version]}/bin/python" tools/pytest_run.py -p no:cacheprovider \
+      --junitxml="$scratch/$version.xml" "${pytest_args[@]}"; then
+    outcome[$version]="passed"
+  else
+    outcome[$version]="FAILED"
+  fi
+  seconds[$version]="$((SECONDS - start)) (venv $install_seconds)"
+done
+
+echo "== Matrix summary (seconds: total, of which venv set-up)"
+failed=0
+for version in "${versions[@]}"; do
+  note=""
+  if [ "${outcome[$version]}" != "passed" ]; then
+    if [[ "$allowed" == *" $version "* ]]; then
+      note=" (allowed to fail: TWO_BONE_IK_MATRIX_ALLOW_FAIL)"
+    else
+      failed=1
+    fi
+  fi
+  printf 'Blender %s: %s in %s s%s\n' "$version" "${outcome[$version]}" "${seconds[$version]}" "$note"
+done
+# One closing line over every version's tests (from pytest's JUnit XML reports).
+summary_python="$repo/${venv_of[${versions[0]}]}/bin/python"
+[ -x "$summary_python" ] || summary_python=python3
+"$summary_python" - "$scratch"/*.xml <<'PY' || true
+import sys
+import xml.etree.ElementTree as ET
+
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        continue
+    for suite in root.iter("testsuite"):
+        total, skip = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
+        bad = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        passed, failed, skipped = passed + total - skip - bad, failed + bad, skipped + skip
+print(f"matrix: {passed} passed, {failed} failed, {skipped} skipped")
+PY
+exit "$failed"
