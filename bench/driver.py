@@ -99,9 +99,18 @@ def main() -> None:
     for count in SIZES:
         native = time_updates(build_rigs(count, native=True), args.repeats) / count * 1e6
         ours = time_updates(build_rigs(count, native=False), args.repeats) / count * 1e6
-        rows.append({"chains": count, "native_us_per_chain": native, "ours_us_per_chain": ours, "ratio": ours / native})
+        rows.append(
+            {
+                "chains": count,
+                "native_us_per_chain": native,
+                "ours_us_per_chain": ours,
+                "ratio": ours / native,
+            }
+        )
         print(f"{count:>7} {native:>16.2f} {ours:>14.2f} {ours / native:>6.2f}")
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "")
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), ""
+    )
     result = {
         "what": "median time of one view_layer.update() after moving every target, per chain",
         "blender": bpy.app.version_string,

@@ -61,28 +61,37 @@ def _frame(text: str) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=f"blender --command {COMMAND}", description="Two-Bone IK without the interface.")
-    actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser, metavar="{bake,report}")
+    actions = parser.add_subparsers(
+        dest="action", required=True, parser_class=_Parser, metavar="{bake,report}"
+    )
     for name, text in (
         ("bake", "Key the chain bones' rotations over a frame range, then disable the chains."),
         ("report", "Per chain and frame: reachable, too close, shortfall and status, as CSV or JSON."),
     ):
         action = actions.add_parser(name, help=text, description=text)
-        action.add_argument("blend", nargs="?", help="the .blend file to open (default: the file already open)")
+        action.add_argument(
+            "blend", nargs="?", help="the .blend file to open (default: the file already open)"
+        )
         action.add_argument("--start", type=_frame, help="first frame (default: the scene's start frame)")
         action.add_argument("--end", type=_frame, help="last frame (default: the scene's end frame)")
         action.add_argument(
             "--armature", action="append", default=[], help="only this armature object (repeatable)"
         )
         action.add_argument(
-            "--chain", action="append", default=[],
+            "--chain",
+            action="append",
+            default=[],
             help="only the chain of this name (repeatable); bake takes it even when disabled, to re-bake",
         )
         action.add_argument(
-            "--output", "-o",
+            "--output",
+            "-o",
             help="bake: save the baked file here (nothing is saved without it); report: write it here "
             "(default: standard output)",
         )
-    actions.choices["report"].add_argument("--format", choices=("csv", "json"), default="csv", help="(default: csv)")
+    actions.choices["report"].add_argument(
+        "--format", choices=("csv", "json"), default="csv", help="(default: csv)"
+    )
     return parser
 
 
@@ -166,7 +175,8 @@ def _chains(scene, arguments, enabled_only: bool) -> list[tuple[str, list[str]]]
             continue
         # A chain named with --chain is taken even when disabled (re-baking a baked chain).
         names = [
-            chain.name for chain in obj.two_bone_ik.chains
+            chain.name
+            for chain in obj.two_bone_ik.chains
             if (chain.name in arguments.chain)
             or (not arguments.chain and (chain.enabled or not enabled_only))
         ]
@@ -219,16 +229,18 @@ def report_rows(context, frames, selected) -> list[dict]:
                 for name in names:
                     chain = chains[name]
                     solved = chain.enabled
-                    rows.append({
-                        "armature": obj_name,
-                        "chain": name,
-                        "frame": number,
-                        "enabled": solved,
-                        "reachable": chain.reachable if solved else None,
-                        "too_close": chain.too_close if solved else None,
-                        "shortfall": round(chain.shortfall, 6) if solved else None,
-                        "status": chain.status if solved else "Disabled",
-                    })
+                    rows.append(
+                        {
+                            "armature": obj_name,
+                            "chain": name,
+                            "frame": number,
+                            "enabled": solved,
+                            "reachable": chain.reachable if solved else None,
+                            "too_close": chain.too_close if solved else None,
+                            "shortfall": round(chain.shortfall, 6) if solved else None,
+                            "status": chain.status if solved else "Disabled",
+                        }
+                    )
     finally:
         scene.frame_set(frame, subframe=subframe)
     return rows

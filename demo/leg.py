@@ -41,6 +41,8 @@ os.environ.setdefault("BLENDER_USER_RESOURCES", _user)
 os.environ.setdefault("XDG_CACHE_HOME", os.path.join(_user, "cache"))
 
 import bpy  # noqa: E402  (first: it puts Blender's own modules on sys.path)
+
+# isort: split
 import addon_utils  # noqa: E402
 import bmesh  # noqa: E402
 import numpy  # noqa: E402
@@ -180,7 +182,12 @@ def limb(bm, start: Vector, end: Vector, radius: float, ball: float) -> list[int
     Returns the indices of the ball's vertices: their mean is ``end``.
     """
     bmesh.ops.create_cone(
-        bm, cap_ends=True, segments=20, radius1=radius, radius2=radius, depth=(end - start).length,
+        bm,
+        cap_ends=True,
+        segments=20,
+        radius1=radius,
+        radius2=radius,
+        depth=(end - start).length,
         matrix=along(start, end),
     )
     sphere = bmesh.ops.create_uvsphere(
@@ -248,7 +255,9 @@ def add_chain_with_operator(armature):
 def marker(name: str, parent, radius: float, colour_key: str) -> None:
     """A coloured sphere on an empty, nearer the camera so the leg never hides it."""
     obj = mesh_object(
-        name, lambda bm: bmesh.ops.create_uvsphere(bm, u_segments=24, v_segments=12, radius=radius), colour_key
+        name,
+        lambda bm: bmesh.ops.create_uvsphere(bm, u_segments=24, v_segments=12, radius=radius),
+        colour_key,
     )
     obj.parent = parent
     obj.location = (0.0, MARKER_DEPTH, 0.0)
@@ -268,10 +277,13 @@ def build_scene():
     bind(thigh, armature, "thigh")
     bind(shin, armature, "shin")
     mesh_object(
-        "Hip", lambda bm: bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Diagonal((0.34, 0.05, 0.16, 1.0))), "hip"
+        "Hip",
+        lambda bm: bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Diagonal((0.34, 0.05, 0.16, 1.0))),
+        "hip",
     ).location = HIP + Vector((-0.02, 0.12, 0.04))
     mesh_object(
-        "Floor", lambda bm: bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Diagonal((3.0, 0.05, 0.025, 1.0))),
+        "Floor",
+        lambda bm: bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Diagonal((3.0, 0.05, 0.025, 1.0))),
         "floor",
     ).location = (0.3, 0.3, -0.0125)
     mesh_object("Reach", lambda bm: ring(bm, HIP, REACH, 0.008), "ring").location = (0.0, 0.4, 0.0)
@@ -301,7 +313,11 @@ def build_scene():
     font.size = 0.11
     font.align_x = "LEFT"
     label = link(bpy.data.objects.new("Label", font))
-    label.location = (CAMERA_CENTRE.x - 0.5 * CAMERA_SCALE * TILE_WIDTH / TILE_HEIGHT + 0.05, LABEL_DEPTH, 1.45)
+    label.location = (
+        CAMERA_CENTRE.x - 0.5 * CAMERA_SCALE * TILE_WIDTH / TILE_HEIGHT + 0.05,
+        LABEL_DEPTH,
+        1.45,
+    )
     label.rotation_euler = (math.pi / 2, 0.0, 0.0)  # faces the camera
     label.color = COLOURS["label"]
 
@@ -361,14 +377,22 @@ def check_frame(armature, chain, solve, expected: str | None) -> tuple[dict, lis
         fail(f"chain status is {chain.status!r}, expected a clean solve")
     # The driver's outputs describe the pose that was actually evaluated.
     if distance(chain.end, end) > TOLERANCE:
-        fail(f"chain.end {tuple(chain.end)} is {distance(chain.end, end):.3g} m from the shin tail {tuple(end)}")
+        fail(
+            f"chain.end {tuple(chain.end)} is {distance(chain.end, end):.3g} m "
+            f"from the shin tail {tuple(end)}"
+        )
     if distance(chain.joint, joint) > TOLERANCE:
         fail(f"chain.joint is {distance(chain.joint, joint):.3g} m from the thigh tail")
     # The pose is the solver's answer (armature space, as the driver solves; world is the identity here
     # but the conversion keeps the check honest if the rig moves).
     to_armature = world.inverted()
     expected_solve = solve(
-        to_armature @ root, to_armature @ target, to_armature @ pole, THIGH_LENGTH, SHIN_LENGTH, tolerance=1e-6
+        to_armature @ root,
+        to_armature @ target,
+        to_armature @ pole,
+        THIGH_LENGTH,
+        SHIN_LENGTH,
+        tolerance=1e-6,
     )
     for name, solved, posed in (("joint", expected_solve.joint, joint), ("end", expected_solve.end, end)):
         if distance(world @ Vector(solved), posed) > TOLERANCE:
@@ -479,7 +503,9 @@ def render_tile(scene, armature, label, row: dict, caption: str, path: pathlib.P
     for limb_name, point in (("thigh", root.lerp(joint, 0.2)), ("shin", joint.lerp(end, 0.7))):
         found = dominant(pixel_colour(pixels, scene, point))
         if found != limb_name:
-            failures.append(f"frame {row['frame']}: the render shows {found!r} where the {limb_name} should be")
+            failures.append(
+                f"frame {row['frame']}: the render shows {found!r} where the {limb_name} should be"
+            )
     return pixels, failures
 
 
@@ -533,8 +559,14 @@ def main(argv=None) -> int:
     tile_folder.mkdir(exist_ok=True)
     log = out / "blender.log"
     # A previous run's files must not pass for this run's.
-    for stale in [log, out / "leg.blend", out / "leg.blend1", out / "filmstrip.png", out / "table.csv",
-                  *tile_folder.glob("*.png")]:
+    for stale in [
+        log,
+        out / "leg.blend",
+        out / "leg.blend1",
+        out / "filmstrip.png",
+        out / "table.csv",
+        *tile_folder.glob("*.png"),
+    ]:
         stale.unlink(missing_ok=True)
     started = time.perf_counter()
 
@@ -545,9 +577,13 @@ def main(argv=None) -> int:
     expected_states = {frame: state for frame, _, _, state, _ in KEYS}
     captions = {frame: caption for frame, _, _, _, caption in KEYS}
 
-    print(f"Two-Bone IK demo: thigh {THIGH_LENGTH} m, shin {SHIN_LENGTH} m "
-          f"(reach {REACH:.2f} m, folded {FOLD:.2f} m); world space, metres")
-    print(f"{'frame':>5}  {'dist m':>7}  {'reachable':>9}  {'state':<9}  {'shortfall':>9}  {'knee':<8}  status")
+    print(
+        f"Two-Bone IK demo: thigh {THIGH_LENGTH} m, shin {SHIN_LENGTH} m "
+        f"(reach {REACH:.2f} m, folded {FOLD:.2f} m); world space, metres"
+    )
+    print(
+        f"{'frame':>5}  {'dist m':>7}  {'reachable':>9}  {'state':<9}  {'shortfall':>9}  {'knee':<8}  status"
+    )
     rows, failures = [], []
     for frame in range(scene.frame_start, scene.frame_end + 1):
         scene.frame_set(frame)
@@ -572,8 +608,13 @@ def main(argv=None) -> int:
     for frame, caption in captions.items():
         scene.frame_set(frame)
         pixels, found = render_tile(
-            scene, scene_armature, label, rows[frame - scene.frame_start], caption,
-            tile_folder / f"frame_{frame:03d}.png", log,
+            scene,
+            scene_armature,
+            label,
+            rows[frame - scene.frame_start],
+            caption,
+            tile_folder / f"frame_{frame:03d}.png",
+            log,
         )
         tiles.append(pixels)
         failures += found

@@ -23,12 +23,14 @@ os.environ.setdefault("BLENDER_USER_RESOURCES", _user)
 os.environ.setdefault("XDG_CACHE_HOME", os.path.join(_user, "cache"))
 
 import bpy  # noqa: E402  (first: bpy provides bmesh)
-import bmesh  # noqa: E402, I001
+
+# isort: split
+import bmesh  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "blender"))
-from mathutils import Vector  # noqa: E402
 from blender_rig import add_chain, enable_extension, make_armature, make_empty, package  # noqa: E402
+from mathutils import Vector  # noqa: E402
 
 OUTPUT = REPO / "docs" / "images" / "reach_states.png"
 GREEN, ORANGE, GREY, BONE = (0.2, 0.8, 0.3, 1), (1.0, 0.45, 0.1, 1), (0.6, 0.6, 0.6, 1), (0.85, 0.85, 0.9, 1)
@@ -56,7 +58,8 @@ def rod(name: str, start, end, color, radius: float) -> None:
         lambda builder: bmesh.ops.create_cone(
             builder, cap_ends=True, segments=8, radius1=radius, radius2=radius, depth=offset.length
         ),
-        color, location=(Vector(start) + Vector(end)) / 2,
+        color,
+        location=(Vector(start) + Vector(end)) / 2,
         rotation=Vector((0, 0, 1)).rotation_difference(offset).to_euler(),
     )
     obj.show_in_front = True  # like the overlay, drawn over the bones
@@ -82,7 +85,11 @@ def leg(x: float, target, name: str, upper: float = 1.0, lower: float = 1.0):
             lambda builder, length=length: bmesh.ops.create_cone(
                 builder, cap_ends=True, segments=16, radius1=0.07, radius2=0.05, depth=length
             ),
-            BONE, obj, bone, (0, -length / 2, 0), (math.pi / 2, 0, 0),
+            BONE,
+            obj,
+            bone,
+            (0, -length / 2, 0),
+            (math.pi / 2, 0, 0),
         )
     return obj
 
@@ -105,19 +112,23 @@ def main() -> None:
         mesh_object(
             f"{obj.name} target sphere",
             lambda builder: bmesh.ops.create_uvsphere(builder, u_segments=24, v_segments=12, radius=0.1),
-            GREEN if state.kind == "REACHABLE" else ORANGE, location=target.location,
+            GREEN if state.kind == "REACHABLE" else ORANGE,
+            location=target.location,
         )
         mesh_object(
-            f"{obj.name} pole cube", lambda builder: bmesh.ops.create_cube(builder, size=0.12), GREY,
+            f"{obj.name} pole cube",
+            lambda builder: bmesh.ops.create_cube(builder, size=0.12),
+            GREY,
             location=chain.pole.location,
         )
         print(f"{obj.name}: {state.text}")
     for number, line in enumerate(package().ui.overlay.overlay_lines(bpy.context)):
         rod(f"overlay {number}", line.start, line.end, line.color, 0.012 * line.width)
 
-    camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
+    camera_data = bpy.data.cameras.new("Camera")
+    camera = bpy.data.objects.new("Camera", camera_data)
     scene.collection.objects.link(camera)
-    camera.data.type, camera.data.ortho_scale = "ORTHO", 8.6
+    camera_data.type, camera_data.ortho_scale = "ORTHO", 8.6
     camera.location, camera.rotation_euler = (3.6, -10, 1.0), (math.pi / 2, 0, 0)
     scene.camera = camera
     render = scene.render

@@ -11,7 +11,7 @@ as it was.
 from __future__ import annotations
 
 import bpy
-from mathutils import Euler, Quaternion
+from mathutils import Euler, Matrix, Quaternion
 
 from . import compat, evaluate
 from .chains import chain_bone_slots, find_chain
@@ -56,10 +56,14 @@ def rotation_values(matrices, rotation_mode: str, previous=None) -> list[tuple[f
         by a turn and interpolation never spins the bone the long way (C17).
     """
     values = []
-    last = None
+    last: Quaternion | Euler | None = None
     if previous is not None:
         if rotation_mode in ("QUATERNION", "AXIS_ANGLE"):
-            last = Quaternion(previous) if rotation_mode == "QUATERNION" else Quaternion(previous[1:], previous[0])
+            last = (
+                Quaternion(previous)
+                if rotation_mode == "QUATERNION"
+                else Quaternion(previous[1:], previous[0])
+            )
         else:
             last = Euler(previous, rotation_mode)
     for matrix in matrices:
@@ -74,7 +78,11 @@ def rotation_values(matrices, rotation_mode: str, previous=None) -> list[tuple[f
                 axis, angle = rotation.to_axis_angle()
                 values.append((angle, *axis))
         else:
-            euler = rotation.to_euler(rotation_mode, last) if last is not None else rotation.to_euler(rotation_mode)
+            euler = (
+                rotation.to_euler(rotation_mode, last)
+                if last is not None
+                else rotation.to_euler(rotation_mode)
+            )
             last = euler
             values.append(tuple(euler))
     return values
@@ -97,7 +105,7 @@ def write_keys(obj, bone_name: str, frames, values) -> int:
         for point in reversed(points):
             if first <= point.co.x <= last:
                 points.remove(point, fast=True)
-        for frame, value in zip(frames, values):
+        for frame, value in zip(frames, values, strict=True):
             points.insert(frame, value[index], options={"FAST"})
         fcurve.update()
     return count * len(frames)
@@ -209,7 +217,7 @@ class BakeJob:
         self.object_name = obj.name
         self.chain_names = list(dict.fromkeys(chain_names))
         self.frames = list(range(frame_start, frame_end + 1))
-        self.samples = {name: [] for name in self.bone_names}
+        self.samples: dict[str, list[Matrix]] = {name: [] for name in self.bone_names}
         scene = context.scene
         self.return_frame = (scene.frame_current, scene.frame_subframe)
         self.enabled_before = {name: find_chain(obj, name).enabled for name in self.chain_names}

@@ -10,14 +10,17 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix, Vector
 
-from . import pose
-from . import evaluate, fk
+from . import evaluate, fk, pose
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
-from .evaluate import ChainError, chain_bones, end_bone, solved
+from .evaluate import (
+    ChainError,
+    chain_bones,
+    end_bone,
+    solved,  # noqa: F401  (re-exported for ui/ and driver/snap.py)
+)
 
 # How far the pole empty sits from the joint, as a share of the chain's length.
 POLE_DISTANCE = 0.5
-
 
 
 def _unique_name(names, wanted: str) -> str:
@@ -47,8 +50,15 @@ def lower_bone_names(obj, selected_names, active_name: str | None = None) -> lis
         one: selecting thigh and shin gives one chain on shin, not a second one on the thigh.
     """
     bones = obj.data.bones
-    names = [name for name in selected_names if bones.get(name) is not None and bones[name].parent is not None]
-    if not names and active_name and bones.get(active_name) is not None and bones[active_name].parent is not None:
+    names = [
+        name for name in selected_names if bones.get(name) is not None and bones[name].parent is not None
+    ]
+    if (
+        not names
+        and active_name
+        and bones.get(active_name) is not None
+        and bones[active_name].parent is not None
+    ):
         names = [active_name]
     uppers = {bones[name].parent.name for name in names}
     return [name for name in names if name not in uppers]
@@ -202,7 +212,8 @@ def source_matrix(obj, chain, depsgraph, which: str) -> Matrix | None:
 
 
 def constrained_bones(obj, chain) -> list[str]:
-    """Names of the chain's bones that carry other enabled constraints (their pose may miss the solve, C13)."""
+    """Names of the chain's bones that carry other enabled constraints (their pose may miss the solve,
+    C13)."""
     names = []
     for name in (chain.upper_bone, chain.lower_bone):
         pose_bone = obj.pose.bones.get(name)

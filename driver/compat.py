@@ -19,6 +19,7 @@ that survives a partial earlier registration (C23), the same on every version.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Final
 
 import bpy
 from bpy_extras import anim_utils
@@ -34,7 +35,7 @@ LINE_SHADER = "UNIFORM_COLOR"
 WIDE_LINE_SHADER = "POLYLINE_UNIFORM_COLOR"
 
 # The template_list layout that draws on every supported version.
-UI_LIST_TYPE = "DEFAULT"
+UI_LIST_TYPE: Final = "DEFAULT"
 
 
 def bone_selection_owner(obj, bone_name: str):

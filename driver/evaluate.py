@@ -97,7 +97,11 @@ def _moves_with(obj, armature, upper_bone, seen=None) -> bool:
         parent = obj.parent
         if parent == armature and obj.parent_type == "BONE" and obj.parent_bone in driven_bones(upper_bone):
             return True
-        if parent is not None and obj.parent_type in {"VERTEX", "VERTEX_3"} and _deformed_by(parent, armature, upper_bone):
+        if (
+            parent is not None
+            and obj.parent_type in {"VERTEX", "VERTEX_3"}
+            and _deformed_by(parent, armature, upper_bone)
+        ):
             return True
         for constraint in obj.constraints:
             if not constraint.enabled:
@@ -344,8 +348,8 @@ def evaluate_armature(obj, depsgraph, updated: set[int] | None = None) -> None:
             continue
         try:
             evaluate_chain(obj, chain, depsgraph)
-        except Exception as error:  # noqa: BLE001  a handler must never raise
+        except Exception as error:  # a handler must never raise
             try:
                 chain.status = f"Internal error: {error}"
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass

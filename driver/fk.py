@@ -31,7 +31,8 @@ _serials = random.Random()
 
 def flat(matrix: Matrix) -> list[float]:
     """A 4x4 matrix as 16 floats, row by row (the storage of ``fk_*`` and ``written_*``)."""
-    first, second, third, fourth = matrix
+    # A Matrix iterates by rows, which fake-bpy-module does not declare (no __iter__).
+    first, second, third, fourth = matrix  # type: ignore[misc]
     return [*first, *second, *third, *fourth]
 
 
@@ -46,7 +47,7 @@ def differs(first: Matrix, second: Matrix, length: float) -> bool:
     ``length`` is the chain's length (armature units), the scale of the location entries.
     """
     difference = first - second
-    first_row, second_row, third_row, _ = difference
+    first_row, second_row, third_row, _ = difference  # type: ignore[misc]  # rows, as in flat()
     # A row's length bounds each of its entries: cheaper than visiting the nine entries.
     if max(first_row.xyz.length, second_row.xyz.length, third_row.xyz.length) > ROTATION_EPSILON:
         return True
@@ -62,9 +63,12 @@ def _entry(chain) -> tuple[int, dict[str, tuple[Matrix | None, Matrix | None]]]:
     serial = chain.fk_serial
     entry = _cache.get(key)
     if entry is None or entry[0] != serial:
-        slots = {
+        slots: dict[str, tuple[Matrix | None, Matrix | None]] = {
             slot: (
-                (matrix_from_flat(getattr(chain, f"fk_{slot}")), matrix_from_flat(getattr(chain, f"written_{slot}")))
+                (
+                    matrix_from_flat(getattr(chain, f"fk_{slot}")),
+                    matrix_from_flat(getattr(chain, f"written_{slot}")),
+                )
                 if _has(chain, slot)
                 else (None, None)
             )
@@ -88,6 +92,7 @@ def fk_for(chain, slot: str, current: Matrix, length: float) -> Matrix:
     fk, written = stored(chain, slot)
     if written is None or differs(current, written, length):
         return current.copy()
+    assert fk is not None  # stored together with written
     return fk
 
 
@@ -97,6 +102,7 @@ def update_fk(chain, slot: str, current: Matrix, length: float) -> Matrix:
     if written is None or differs(current, written, length):
         store(chain, fk={slot: current}, written={slot: current})
         return current.copy()
+    assert fk is not None  # stored together with written
     return fk
 
 
@@ -112,6 +118,8 @@ def store(chain, *, fk: dict[str, Matrix] | None = None, written: dict[str, Matr
             new_fk = old_fk if old_fk is not None else new_written
         if new_written is None:
             new_written = old_written if old_written is not None else new_fk
+        # The slot is a key of fk or written, so one of the two is new and both are set now.
+        assert new_fk is not None and new_written is not None
         if new_fk is not old_fk:
             setattr(chain, f"fk_{slot}", flat(new_fk))
         if new_written is not old_written:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import bpy
 from bpy.app.handlers import persistent
 
@@ -36,7 +38,7 @@ def evaluate_scene(scene, depsgraph, updated: set[int] | None = None) -> None:
                 and len(obj.two_bone_ik.chains)
             ):
                 evaluate_armature(obj, depsgraph, updated)
-    except Exception as error:  # noqa: BLE001  never let an exception escape a handler
+    except Exception as error:  # never let an exception escape a handler
         print(f"Two-Bone IK: {error!r}")
 
 
@@ -48,7 +50,7 @@ def two_bone_ik_depsgraph_update_post(scene, depsgraph=None) -> None:
     if depsgraph is not None:
         try:
             updated = {update.id.original.session_uid for update in depsgraph.updates}
-        except Exception:  # noqa: BLE001  solve everything rather than miss an update
+        except Exception:  # solve everything rather than miss an update
             updated = None
     evaluate_scene(scene, depsgraph, updated)
 
@@ -70,11 +72,13 @@ def two_bone_ik_load_post(*_args) -> None:
         if context.scene is None or context.view_layer is None:
             return
         evaluate_scene(context.scene, context.evaluated_depsgraph_get())
-    except Exception as error:  # noqa: BLE001  never let an exception escape a handler
+    except Exception as error:  # never let an exception escape a handler
         print(f"Two-Bone IK: {error!r}")
 
 
-_HANDLERS = (
+# Each list passes its own arguments, which fake-bpy-module does not all describe (the handlers
+# take optional or variable arguments): the lists are typed as holding any callable.
+_HANDLERS: tuple[tuple[list[Callable[..., None]], Callable[..., None]], ...] = (
     (bpy.app.handlers.depsgraph_update_post, two_bone_ik_depsgraph_update_post),
     (bpy.app.handlers.frame_change_post, two_bone_ik_frame_change_post),
     (bpy.app.handlers.load_post, two_bone_ik_load_post),

@@ -9,7 +9,7 @@ Location and scale channels keep their FK values: the driver writes rotations on
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from mathutils import Matrix, Quaternion, Vector
 
@@ -25,7 +25,8 @@ def _orthonormal(vector: Vector, axis: Vector) -> Vector:
 def _frame(direction: Vector, normal: Vector) -> Matrix:
     """Right-handed orthonormal 3x3 with columns (direction, normal, direction x normal)."""
     normal = _orthonormal(normal, direction)
-    return Matrix((direction, normal, direction.cross(normal))).transposed()
+    # fake-bpy-module does not declare Vector a Sequence (and types cross() as float | Vector, for 2D).
+    return Matrix((direction, normal, direction.cross(normal))).transposed()  # type: ignore[arg-type]
 
 
 def aim(rest_direction: Vector, rest_normal: Vector, direction: Vector, normal: Vector) -> Matrix:
@@ -80,8 +81,11 @@ def to_basis(bone, pose_matrix: Matrix, parent_matrix: Matrix | None) -> Matrix:
     if parent_matrix is None:
         return bone.convert_local_to_pose(pose_matrix, bone.matrix_local, invert=True)
     return bone.convert_local_to_pose(
-        pose_matrix, bone.matrix_local, parent_matrix=parent_matrix,
-        parent_matrix_local=bone.parent.matrix_local, invert=True,
+        pose_matrix,
+        bone.matrix_local,
+        parent_matrix=parent_matrix,
+        parent_matrix_local=bone.parent.matrix_local,
+        invert=True,
     )
 
 
@@ -120,7 +124,9 @@ def _unrotated(basis: Matrix) -> Matrix:
     return Matrix.LocRotScale(location, Quaternion(), scale)
 
 
-def chain_shape(upper_bone, lower_bone, parent_matrix: Matrix | None, fk_upper: Matrix, fk_lower: Matrix) -> ChainShape:
+def chain_shape(
+    upper_bone, lower_bone, parent_matrix: Matrix | None, fk_upper: Matrix, fk_lower: Matrix
+) -> ChainShape:
     """The :class:`ChainShape` for FK bases ``fk_upper``/``fk_lower`` under the upper bone's parent pose."""
     upper_pose = to_pose(upper_bone, _unrotated(fk_upper), parent_matrix)
     lower_pose = to_pose(lower_bone, _unrotated(fk_lower), upper_pose)
@@ -132,13 +138,15 @@ def chain_shape(upper_bone, lower_bone, parent_matrix: Matrix | None, fk_upper: 
     upper_matrix, lower_matrix = upper_pose.to_3x3(), lower_pose.to_3x3()
     upper_direction = upper / upper_length if upper_length > 0.0 else upper_matrix.col[1].normalized()
     lower_direction = lower / lower_length if lower_length > 0.0 else lower_matrix.col[1].normalized()
-    normal = upper_direction.cross(lower_direction)
+    normal = cast(Vector, upper_direction.cross(lower_direction))  # 3D vectors: a Vector, not a float
     if normal.length <= PARALLEL:
         # Straight chain: Blender's usual hinge axis, the upper bone's local X.
         normal = upper_matrix.col[0].normalized()
     normal = _orthonormal(normal, upper_direction)
     reach = tail - head
-    forward = reach.normalized() if reach.length > PARALLEL * (upper_length + lower_length) else upper_direction
+    forward = (
+        reach.normalized() if reach.length > PARALLEL * (upper_length + lower_length) else upper_direction
+    )
     # The joint sits on this side of the root-end line (n = side x forward for a bent chain).
     pole_side = forward.cross(normal).normalized()
     return ChainShape(
@@ -200,7 +208,9 @@ def solve_bases(
     return upper_basis, lower_basis, to_pose(lower_bone, lower_basis, upper_pose)
 
 
-def turned_basis(bone, fk_basis: Matrix, head: Vector, orientation: Matrix, parent_matrix: Matrix | None) -> Matrix:
+def turned_basis(
+    bone, fk_basis: Matrix, head: Vector, orientation: Matrix, parent_matrix: Matrix | None
+) -> Matrix:
     """``fk_basis`` with the rotation channel that gives the bone ``orientation`` (3x3, armature space)."""
     wanted = Matrix.Translation(head) @ orientation.to_4x4()
     return _with_rotation(fk_basis, to_basis(bone, wanted, parent_matrix).to_quaternion())

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Chain storage on the armature object: ``obj.two_bone_ik.chains`` and ``active_chain_index``."""
 
+from typing import Literal
+
 import bpy
 from bpy.props import (
     BoolProperty,
@@ -17,7 +19,7 @@ from . import readout
 from .compat import register_classes_factory
 
 # Chains must survive library overrides of the rig (the collection accepts inserted items).
-OVERRIDABLE = {"LIBRARY_OVERRIDABLE"}
+OVERRIDABLE: set[Literal["LIBRARY_OVERRIDABLE"]] = {"LIBRARY_OVERRIDABLE"}
 
 
 def _resolve(self, context) -> None:
@@ -30,35 +32,50 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
 
     # `name` comes from PropertyGroup.
     enabled: BoolProperty(
-        name="Enabled", description="Solve this chain on every update", default=True, update=_resolve, override=OVERRIDABLE
+        name="Enabled",
+        description="Solve this chain on every update",
+        default=True,
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     upper_bone: StringProperty(
-        name="Upper Bone", description="Pose bone at the chain's root (thigh, upper arm)", update=_resolve, override=OVERRIDABLE
+        name="Upper Bone",
+        description="Pose bone at the chain's root (thigh, upper arm)",
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     lower_bone: StringProperty(
         name="Lower Bone",
         description="Pose bone whose tail is the chain's end (shin, forearm); its parent is the upper bone",
-        update=_resolve, override=OVERRIDABLE,
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     target: PointerProperty(
-        name="Target", description="Object whose origin the chain's end reaches for", type=bpy.types.Object,
-        update=_resolve, override=OVERRIDABLE,
+        name="Target",
+        description="Object whose origin the chain's end reaches for",
+        type=bpy.types.Object,
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     target_bone: StringProperty(
         name="Target Bone",
         description="When the target is an armature: the bone whose head the end reaches for",
-        update=_resolve, override=OVERRIDABLE,
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     pole: PointerProperty(
         name="Pole",
-        description="Object the joint (knee, elbow) bends toward; without one the chain bends as in its rest pose",
+        description="Object the joint (knee, elbow) bends toward; "
+        "without one the chain bends as in its rest pose",
         type=bpy.types.Object,
-        update=_resolve, override=OVERRIDABLE,
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     pole_bone: StringProperty(
         name="Pole Bone",
         description="When the pole is an armature: the bone whose head the joint bends toward",
-        update=_resolve, override=OVERRIDABLE,
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     end_rotation: EnumProperty(
         name="End Rotation",
@@ -68,37 +85,55 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
             ("TARGET", "Target", "The end bone matches the target's world rotation"),
         ),
         default="FK",
-        update=_resolve, override=OVERRIDABLE,
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     end_bone: StringProperty(
         name="End Bone",
         description="Child of the lower bone that End Rotation applies to (empty: its first child)",
-        update=_resolve, override=OVERRIDABLE,
+        update=_resolve,
+        override=OVERRIDABLE,
     )
     influence: FloatProperty(
         name="Influence",
         description="Blend between the FK pose (0) and the full solve (1)",
-        default=1.0, min=0.0, max=1.0, subtype="FACTOR", update=_resolve, override=OVERRIDABLE,
+        default=1.0,
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+        update=_resolve,
+        override=OVERRIDABLE,
     )
 
     # Outputs of the last solve, read-only. Joint, end and shortfall are read live from the pose
     # (no write per update, and constraints after the chain are included); the rest is written.
     reachable: BoolProperty(name="Reachable", description="The target was within the chain's reach")
     too_close: BoolProperty(
-        name="Too Close", description="The target was unreachable because it was nearer the root than the folded chain"
+        name="Too Close",
+        description="The target was unreachable because it was nearer the root than the folded chain",
     )
     shortfall: FloatProperty(
         name="Shortfall",
         description="World-space distance from the chain's end to the target (0 when reachable)",
-        subtype="DISTANCE", unit="LENGTH", get=lambda chain: readout.shortfall(chain),
+        subtype="DISTANCE",
+        unit="LENGTH",
+        get=lambda chain: readout.shortfall(chain),
     )
     joint: FloatVectorProperty(
-        name="Joint", description="World-space position of the joint (the lower bone's head)", size=3,
-        subtype="TRANSLATION", unit="LENGTH", get=lambda chain: readout.joint(chain),
+        name="Joint",
+        description="World-space position of the joint (the lower bone's head)",
+        size=3,
+        subtype="TRANSLATION",
+        unit="LENGTH",
+        get=lambda chain: readout.joint(chain),
     )
     end: FloatVectorProperty(
-        name="End", description="World-space position of the chain's end (the lower bone's tail)", size=3,
-        subtype="TRANSLATION", unit="LENGTH", get=lambda chain: readout.end(chain),
+        name="End",
+        description="World-space position of the chain's end (the lower bone's tail)",
+        size=3,
+        subtype="TRANSLATION",
+        unit="LENGTH",
+        get=lambda chain: readout.end(chain),
     )
     status: StringProperty(name="Status", description="Empty when the chain solved cleanly, else what to fix")
 
@@ -123,7 +158,10 @@ class TwoBoneIKSettings(bpy.types.PropertyGroup):
         type=TwoBoneIKChain, name="Chains", override={"LIBRARY_OVERRIDABLE", "USE_INSERTION"}
     )
     active_chain_index: IntProperty(
-        name="Active Chain", description="Index of the chain shown in the panel", default=0, min=0,
+        name="Active Chain",
+        description="Index of the chain shown in the panel",
+        default=0,
+        min=0,
         override=OVERRIDABLE,
     )
 

@@ -54,5 +54,5 @@ def shortfall(chain) -> float:
     if point is None:
         return 0.0
     # In float64: mathutils is float32 and a far target's squared distance would overflow.
-    distance = math.dist(end(chain), tuple(point))
+    distance = math.dist(end(chain), point.to_tuple())
     return distance if math.isfinite(distance) else 0.0

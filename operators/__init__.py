@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """User actions on chains (thin: they call driver/). The menu that lists them lives in ui/."""
 
-import bpy
-
 from .. import cli
+from ..driver.compat import register_classes_factory
 from .add import POSE_OT_two_bone_ik_add
 from .bake import POSE_OT_two_bone_ik_bake
 from .remove import POSE_OT_two_bone_ik_remove
 from .select import POSE_OT_two_bone_ik_select_pole, POSE_OT_two_bone_ik_select_target
 from .snap import POSE_OT_two_bone_ik_snap_fk_to_ik, POSE_OT_two_bone_ik_snap_ik_to_fk
-from ..driver.compat import register_classes_factory
 
 classes = (
     POSE_OT_two_bone_ik_add,

@@ -49,7 +49,9 @@ target and pole empties placed so the pose does not move"""
             cls.poll_message_set("Select an armature in Pose Mode")
             return False
         if not _lower_bones(context):
-            cls.poll_message_set("Select the lower bone of the chain (shin, forearm); its parent is the upper bone")
+            cls.poll_message_set(
+                "Select the lower bone of the chain (shin, forearm); its parent is the upper bone"
+            )
             return False
         return True
 
@@ -86,7 +88,8 @@ target and pole empties placed so the pose does not move"""
         if constrained:
             self.report(
                 {"WARNING"},
-                f"Bones {', '.join(constrained)} carry other constraints: the chain's tip may miss where it solves",
+                f"Bones {', '.join(constrained)} carry other constraints: "
+                "the chain's tip may miss where it solves",
             )
         if not added:
             return {"CANCELLED"}

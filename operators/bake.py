@@ -36,7 +36,8 @@ extension, then disable the chain. Esc cancels and changes nothing"""
         soft_max=FRAME_MAX,
     )
     all_chains: BoolProperty(
-        name="All Chains", description="Bake every enabled chain of the armature, not only the active one",
+        name="All Chains",
+        description="Bake every enabled chain of the armature, not only the active one",
         default=False,
     )
 
@@ -104,7 +105,7 @@ extension, then disable the chain. Esc cancels and changes nothing"""
                     self._end_modal(context)
                     self._report_done(self._job.chain_names, keys)
                     return {"FINISHED"}
-        except Exception as error:  # noqa: BLE001  a modal that raises would keep the interface captured
+        except Exception as error:  # a modal that raises would keep the interface captured
             self._job.cancel(context)
             self._end_modal(context)
             self.report({"ERROR"}, str(error))
@@ -120,5 +121,6 @@ extension, then disable the chain. Esc cancels and changes nothing"""
     def _report_done(self, names, keys: int) -> None:
         chains = ", ".join(f"'{name}'" for name in names)
         self.report(
-            {"INFO"}, f"Baked {chains} over frames {self.frame_start}-{self.frame_end} ({keys} keys); chain disabled"
+            {"INFO"},
+            f"Baked {chains} over frames {self.frame_start}-{self.frame_end} ({keys} keys); chain disabled",
         )

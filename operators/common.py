@@ -11,7 +11,9 @@ class ChainOperator:
     the armature (the active object, or the armature whose chain uses the active target or pole)."""
 
     chain: StringProperty(
-        name="Chain", description="Name of the chain to act on; the active chain when empty", options={"SKIP_SAVE"}
+        name="Chain",
+        description="Name of the chain to act on; the active chain when empty",
+        options={"SKIP_SAVE"},
     )
     # Operators that change the rig refuse linked armatures (C14).
     edits_rig = True
@@ -20,7 +22,9 @@ class ChainOperator:
     def poll(cls, context) -> bool:
         obj = owning_armature(context)
         if obj is None:
-            cls.poll_message_set("Select an armature with two-bone IK chains, or one of their targets or poles")
+            cls.poll_message_set(
+                "Select an armature with two-bone IK chains, or one of their targets or poles"
+            )
             return False
         if cls.edits_rig and obj.library is not None:
             cls.poll_message_set(f"'{obj.name}' is linked from a library: make a library override first")

@@ -23,7 +23,8 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
     )
     restore_fk: BoolProperty(
         name="Restore FK Pose",
-        description="Put the bones back in the FK pose the chain blended from, instead of keeping the solved pose",
+        description="Put the bones back in the FK pose the chain blended from, "
+        "instead of keeping the solved pose",
         default=False,
     )
 

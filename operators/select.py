@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Select the chain's target or pole: the object, or the bone when it is a bone of an armature."""
 
+from typing import Literal
+
 import bpy
 from bpy.props import BoolProperty
 
@@ -10,7 +12,7 @@ from ..driver.snap import controlled
 from .common import ChainOperator
 
 
-def _set_mode(obj, mode: str) -> None:
+def _set_mode(obj, mode: Literal["OBJECT", "POSE"]) -> None:
     if obj.mode != mode:
         with bpy.context.temp_override(active_object=obj, object=obj):
             bpy.ops.object.mode_set(mode=mode)
@@ -27,7 +29,9 @@ class _SelectChainSource(ChainOperator):
     edits_rig = False
     role = ""
 
-    extend: BoolProperty(name="Extend", description="Add to the selection instead of replacing it", default=False)
+    extend: BoolProperty(
+        name="Extend", description="Add to the selection instead of replacing it", default=False
+    )
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -74,7 +78,8 @@ class _SelectChainSource(ChainOperator):
         return {"FINISHED"}
 
 
-class POSE_OT_two_bone_ik_select_target(_SelectChainSource, bpy.types.Operator):
+# mypy infers the mixin's bl_options as set[str], not the flag literals Operator declares.
+class POSE_OT_two_bone_ik_select_target(_SelectChainSource, bpy.types.Operator):  # type: ignore[misc]
     """Select the chain's target (object or bone) and make it active"""
 
     bl_idname = "pose.two_bone_ik_select_target"
@@ -82,7 +87,7 @@ class POSE_OT_two_bone_ik_select_target(_SelectChainSource, bpy.types.Operator):
     role = "target"
 
 
-class POSE_OT_two_bone_ik_select_pole(_SelectChainSource, bpy.types.Operator):
+class POSE_OT_two_bone_ik_select_pole(_SelectChainSource, bpy.types.Operator):  # type: ignore[misc]
     """Select the chain's pole (object or bone) and make it active"""
 
     bl_idname = "pose.two_bone_ik_select_pole"

@@ -41,7 +41,8 @@ class _SnapOperator(ChainOperator):
         return {"FINISHED"}
 
 
-class POSE_OT_two_bone_ik_snap_ik_to_fk(_SnapOperator, bpy.types.Operator):
+# mypy infers the mixin's bl_options as set[str], not the flag literals Operator declares.
+class POSE_OT_two_bone_ik_snap_ik_to_fk(_SnapOperator, bpy.types.Operator):  # type: ignore[misc]
     """Move the chain's target to the tip of the FK pose and its pole into the FK bend plane, so \
 switching to IK changes nothing"""
 
@@ -59,7 +60,7 @@ switching to IK changes nothing"""
                 yield moved, paths
 
 
-class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):
+class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):  # type: ignore[misc]
     """Copy the chain's solved pose into the bones' FK rotations, so switching to FK changes nothing"""
 
     bl_idname = "pose.two_bone_ik_snap_fk_to_ik"

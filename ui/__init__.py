@@ -4,4 +4,4 @@
 import bpy
 
 # Registered in this order (the overlay's toggle before the panel that shows it), unregistered in reverse.
-register, unregister = bpy.utils.register_submodule_factory(__name__, ("overlay", "panel", "menu"))
+register, unregister = bpy.utils.register_submodule_factory(__name__, ["overlay", "panel", "menu"])

@@ -2,6 +2,7 @@
 """Pose ▸ Two-Bone IK: every chain operator, so each is also found by menu search (F3)."""
 
 import bpy
+
 from ..driver.compat import register_classes_factory
 
 

@@ -66,7 +66,9 @@ def overlay_lines(context) -> list[OverlayLine]:
                 lines.append(OverlayLine(root, Vector(chain.end), OUT_OF_REACH_COLOR, REACH_WIDTH))
             pole = source_matrix(obj, chain, depsgraph, "pole")
             if pole is not None:
-                lines.append(OverlayLine(Vector(chain.joint), pole.translation.copy(), POLE_COLOR, POLE_WIDTH))
+                lines.append(
+                    OverlayLine(Vector(chain.joint), pole.translation.copy(), POLE_COLOR, POLE_WIDTH)
+                )
     return lines
 
 
@@ -93,7 +95,8 @@ def _draw() -> None:
     for line in lines:
         shader.uniform_float("lineWidth", line.width)
         shader.uniform_float("color", line.color)
-        batch_for_shader(shader, "LINES", {"pos": [line.start, line.end]}).draw(shader)
+        # A Vector is a sequence of floats, but fake-bpy-module does not declare it a Sequence.
+        batch_for_shader(shader, "LINES", {"pos": [line.start, line.end]}).draw(shader)  # type: ignore[dict-item]
     gpu.state.blend_set("NONE")
 
 

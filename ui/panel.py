@@ -6,8 +6,8 @@ import textwrap
 import bpy
 
 from ..driver.chains import find_chain, owning_armature
-from .status import chain_state, status_line
 from ..driver.compat import UI_LIST_TYPE, register_classes_factory
+from .status import chain_state, status_line
 
 # Roughly how many pixels a character of a label takes, to wrap long status sentences.
 CHARACTER_WIDTH = 7
@@ -91,8 +91,14 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
         settings = obj.two_bone_ik
         row = layout.row()
         row.template_list(
-            "POSE_UL_two_bone_ik_chains", "", settings, "chains", settings, "active_chain_index",
-            rows=3, type=UI_LIST_TYPE,
+            "POSE_UL_two_bone_ik_chains",
+            "",
+            settings,
+            "chains",
+            settings,
+            "active_chain_index",
+            rows=3,
+            type=UI_LIST_TYPE,
         )
         column = row.column(align=True)
         column.operator("pose.two_bone_ik_add", icon="ADD", text="")

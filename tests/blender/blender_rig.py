@@ -7,6 +7,8 @@ import importlib
 import os
 import pathlib
 import tempfile
+from collections.abc import Callable
+from typing import Literal
 
 import addon_utils
 import bpy
@@ -98,7 +100,9 @@ def world_head(obj, bone: str) -> Vector:
 def assert_close(actual, expected, tolerance: float) -> None:
     """Assert two 3-vectors are within ``tolerance`` (Euclidean)."""
     distance = (Vector(actual) - Vector(expected)).length
-    assert distance <= tolerance, f"{tuple(actual)} != {tuple(expected)} (off by {distance:.3g} > {tolerance:.3g})"
+    assert distance <= tolerance, (
+        f"{tuple(actual)} != {tuple(expected)} (off by {distance:.3g} > {tolerance:.3g})"
+    )
 
 
 # --- Helpers for the lifecycle and failure tests ---------------------------------------------------
@@ -114,7 +118,7 @@ def our_handlers() -> dict[str, list]:
     }
 
 
-def set_mode(obj, mode: str) -> None:
+def set_mode(obj, mode: Literal["OBJECT", "POSE", "EDIT"]) -> None:
     """Make ``obj`` active and switch it to ``mode`` ('OBJECT', 'POSE', 'EDIT') headless."""
     bpy.context.view_layer.objects.active = obj
     with bpy.context.temp_override(active_object=obj, object=obj):
@@ -130,8 +134,13 @@ def add_chain_with_operator(obj, lower: str = "shin"):
     return obj.two_bone_ik.chains[-1]
 
 
+# A bone for make_armature: (name, head, tail, parent name or None, connected), armature space.
+BoneSpec = tuple[str, tuple[float, float, float], tuple[float, float, float], str | None, bool]
+
+
 def make_armature(name: str, bones) -> bpy.types.Object:
-    """An armature object from ``bones``: (name, head, tail, parent name or None, connected), armature space."""
+    """An armature object from ``bones``: (name, head, tail, parent name or None, connected), armature
+    space."""
     data = bpy.data.armatures.new(name)
     obj = bpy.data.objects.new(name, data)
     bpy.context.scene.collection.objects.link(obj)
@@ -177,7 +186,10 @@ def expected_world(obj, target_world, pole_world, upper: str = "thigh", lower: s
 
 def pose_snapshot(obj) -> list[tuple]:
     """Every pose bone's matrix_basis as plain floats (compare bit for bit)."""
-    return [(pose_bone.name, tuple(v for row in pose_bone.matrix_basis for v in row)) for pose_bone in obj.pose.bones]
+    return [
+        (pose_bone.name, tuple(v for row in pose_bone.matrix_basis for v in row))
+        for pose_bone in obj.pose.bones
+    ]
 
 
 def chain_snapshot(obj) -> list[dict]:
@@ -214,6 +226,7 @@ def fcurves(obj) -> list:
     found = package().driver.compat.action_fcurves(obj)
     return list(found) if found is not None else []
 
+
 def keyframe_snapshot(obj) -> dict:
     """(data_path, index) -> every key's (co, handles, interpolation), to prove keys are untouched."""
     return {
@@ -240,7 +253,7 @@ class UpdateProbe:
         self.chain_writes = 0
         self.depth = self.max_depth = 0  # a driver that runs an update inside the handler nests calls
         self._before = None
-        self._installed = []
+        self._installed: list[tuple[list[Callable[..., None]], Callable[..., None]]] = []
 
     def _state(self):
         objects = [bpy.data.objects.get(name) for name in self.names]
@@ -260,8 +273,12 @@ class UpdateProbe:
                 self.depth -= 1
                 now = self._state()
                 if self._before is not None:
-                    self.pose_writes += sum(old[0] != new[0] for old, new in zip(self._before, now))
-                    self.chain_writes += sum(old[1] != new[1] for old, new in zip(self._before, now))
+                    self.pose_writes += sum(
+                        old[0] != new[0] for old, new in zip(self._before, now, strict=True)
+                    )
+                    self.chain_writes += sum(
+                        old[1] != new[1] for old, new in zip(self._before, now, strict=True)
+                    )
                 self._before = None
 
             handler_list.insert(0, before)
@@ -295,9 +312,10 @@ def setup_marker_render(scene, obj, bone: str, center, size: float = 2.0, resolu
     scene.collection.objects.link(marker)
     marker.parent, marker.parent_type, marker.parent_bone = obj, "BONE", bone  # sits at the bone's tail
     marker.color = (1.0, 0.2, 0.0, 1.0)
-    camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
+    camera_data = bpy.data.cameras.new("Camera")
+    camera = bpy.data.objects.new("Camera", camera_data)
     scene.collection.objects.link(camera)
-    camera.data.type, camera.data.ortho_scale = "ORTHO", size
+    camera_data.type, camera_data.ortho_scale = "ORTHO", size
     camera.location = (center[0], -10.0, center[1])
     camera.rotation_euler = (math.pi / 2, 0.0, 0.0)  # image x = world x, image up = world z
     scene.camera = camera
@@ -318,7 +336,7 @@ def marker_world(path, center, size: float = 2.0):
     image = bpy.data.images.load(str(path), check_existing=False)
     try:
         width, height = image.size
-        pixels = image.pixels[:]
+        pixels = image.pixels[:]  # type: ignore[index]  # a float array; the stub says float
     finally:
         bpy.data.images.remove(image)
     total = sum_x = sum_y = 0.0
@@ -367,7 +385,9 @@ def run_blender(code: str, timeout: float = 180.0):
     epilogue = "\nsys.stdout.flush(); sys.stderr.flush(); os._exit(0)\n"
     return subprocess.run(
         [sys.executable, "-c", prologue + textwrap.dedent(code) + epilogue],
-        capture_output=True, text=True, timeout=timeout,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -375,7 +395,7 @@ def make_legs(left: str = ".L", right: str = ".R", hips: bool = False) -> bpy.ty
     """Armature "Legs" with two straight legs: thigh<side> (±0.2,0,0)->(±0.2,1,0) and shin<side>
     connected ->(±0.2,2,0), ``left`` at +x; with ``hips``, a "hips" bone (0,-0.5,0)->(0,0,0) parents
     both thighs (not connected)."""
-    bones = [("hips", (0, -0.5, 0), (0, 0, 0), None, False)] if hips else []
+    bones: list[BoneSpec] = [("hips", (0, -0.5, 0), (0, 0, 0), None, False)] if hips else []
     for suffix, x in ((left, 0.2), (right, -0.2)):
         bones += [
             (f"thigh{suffix}", (x, 0, 0), (x, 1, 0), "hips" if hips else None, False),

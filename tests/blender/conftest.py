@@ -12,7 +12,6 @@ os.environ.setdefault("XDG_CACHE_HOME", os.path.join(_user, "cache"))
 
 import bpy  # noqa: E402
 import pytest  # noqa: E402
-
 from blender_rig import enable_extension  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]

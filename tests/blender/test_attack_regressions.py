@@ -26,7 +26,8 @@ def pose_of(obj):
 
 
 def test_armature_constraint_on_the_target_is_a_cycle(scene):
-    """A target that follows the shin through an Armature constraint (constraint.targets) is refused as a cycle."""
+    """A target that follows the shin through an Armature constraint (constraint.targets) is refused as a
+    cycle."""
     obj, chain = leg_with_chain()
     before = pose_of(obj)
     constraint = chain.target.constraints.new("ARMATURE")
@@ -40,7 +41,8 @@ def test_armature_constraint_on_the_target_is_a_cycle(scene):
 
 
 def test_vertex_parent_on_a_mesh_the_chain_deforms_is_a_cycle(scene):
-    """A target vertex-parented to a mesh skinned by the shin is refused as a cycle; object parenting is not."""
+    """A target vertex-parented to a mesh skinned by the shin is refused as a cycle; object parenting is
+    not."""
     obj, chain = leg_with_chain()
     mesh = bpy.data.meshes.new("Skin")
     mesh.from_pydata([(0, 2, 0), (0, 1, 0)], [], [])
@@ -69,7 +71,12 @@ def test_chains_sharing_a_bone_solve_only_the_first(scene):
     with bpy.context.temp_override(active_object=obj, object=obj):
         bpy.ops.object.mode_set(mode="EDIT")
         foot = obj.data.edit_bones.new("foot")
-        foot.head, foot.tail, foot.parent, foot.use_connect = (0, 2, 0), (0, 2.5, 0), obj.data.edit_bones["shin"], True
+        foot.head, foot.tail, foot.parent, foot.use_connect = (
+            (0, 2, 0),
+            (0, 2.5, 0),
+            obj.data.edit_bones["shin"],
+            True,
+        )
         bpy.ops.object.mode_set(mode="OBJECT")
     bpy.context.view_layer.update()
     leg = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
@@ -101,7 +108,8 @@ def test_nan_influence_is_a_status_and_keeps_the_pose(scene):
 
 @pytest.mark.parametrize("scale", [1e-4, 5e-5])
 def test_small_uniform_armature_scale_solves(scene, scale):
-    """A legitimate small armature scale is solved (the scale test is relative, not an absolute determinant)."""
+    """A legitimate small armature scale is solved (the scale test is relative, not an absolute
+    determinant)."""
     obj, chain = leg_with_chain()
     obj.scale = (scale, scale, scale)
     chain.target.location = Vector((1.0, 0.2, 0.4)) * scale
@@ -113,7 +121,8 @@ def test_small_uniform_armature_scale_solves(scene, scale):
 
 
 def test_target_at_root_with_a_pole_is_not_a_pole_warning(scene):
-    """Equal bones folded onto the root by a target at the root: the pole chose the fold, no 'pole on the line' status."""
+    """Equal bones folded onto the root by a target at the root: the pole chose the fold, no 'pole on the
+    line' status."""
     obj, chain = leg_with_chain()
     chain.target.location = (0, 0, 0)
     chain.pole.location = (0, 0, 1)

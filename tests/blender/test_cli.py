@@ -53,7 +53,7 @@ def result_of(process) -> dict:
     """The JSON the second process printed on its RESULT line (asserting it ran)."""
     lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
     assert process.returncode == 0 and lines, f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
-    return json.loads(lines[-1][len("RESULT "):])
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 def test_command_is_registered_once(scene):
@@ -72,9 +72,10 @@ def test_command_is_registered_once(scene):
 
 
 def test_bake_command_end_to_end(scene, tmp_path):
-    """C24: bake returns 0 with 10 keys per channel, 1 with one line for a bad argument; --output plays back."""
-    # The base rig: ["bake", "--start", "1", "--end", "10"] leaves 10 keys per channel; ["bake", "--start", "x"]
-    # returns 1 with a one-line error and no traceback.
+    """C24: bake returns 0 with 10 keys per channel, 1 with one line for a bad argument; --output plays
+    back."""
+    # The base rig: ["bake", "--start", "1", "--end", "10"] leaves 10 keys per channel;
+    # ["bake", "--start", "x"] returns 1 with a one-line error and no traceback.
     rig, baked = tmp_path / "rig.blend", tmp_path / "baked.blend"
     save_base_rig(rig)
     process = run_blender(
@@ -83,7 +84,9 @@ def test_bake_command_end_to_end(scene, tmp_path):
         execute = package().cli.execute
         result = {{"bad": execute(["bake", "--start", "x"])}}
         result["missing"] = execute(["bake", {str(tmp_path / "none.blend")!r}])
-        result["file"] = execute(["bake", {str(rig)!r}, "--start", "1", "--end", "10", "--output", {str(baked)!r}])
+        result["file"] = execute(
+            ["bake", {str(rig)!r}, "--start", "1", "--end", "10", "--output", {str(baked)!r}]
+        )
         bpy.ops.wm.open_mainfile(filepath={str(rig)!r})
         result["current"] = execute(["bake", "--start", "1", "--end", "10"])
         obj = bpy.data.objects["Leg"]
@@ -124,7 +127,8 @@ def test_report_command_csv_and_json(scene, tmp_path):
         f"""
         execute = package().cli.execute
         result = {{
-            "csv": execute(["report", {str(rig)!r}, "--start", "1", "--end", "5", "--output", {str(csv_path)!r}]),
+            "csv": execute(["report", {str(rig)!r}, "--start", "1", "--end", "5",
+                            "--output", {str(csv_path)!r}]),
             "json": execute(["report", {str(rig)!r}, "--start", "2", "--end", "4", "--format", "json",
                              "--chain", "shin", "-o", {str(json_path)!r}]),
             "stdout": execute(["report", "--start", "1", "--end", "1"]),
@@ -150,12 +154,16 @@ def test_report_command_csv_and_json(scene, tmp_path):
     assert shin[5]["reachable"] == "False" and shin[5]["too_close"] == "False"
     assert float(shin[5]["shortfall"]) == pytest.approx(1.0, abs=TOLERANCE)  # target 3 m away, chain 2 m long
     spare = [row for row in rows if row["chain"] == "spare"]
-    assert all(row["enabled"] == "False" and row["reachable"] == "" and row["status"] == "Disabled" for row in spare)
+    assert all(
+        row["enabled"] == "False" and row["reachable"] == "" and row["status"] == "Disabled" for row in spare
+    )
 
     with open(json_path, encoding="utf-8") as file:
         records = json.load(file)
     assert [(record["chain"], record["frame"], record["reachable"]) for record in records] == [
-        ("shin", 2, True), ("shin", 3, True), ("shin", 4, False)
+        ("shin", 2, True),
+        ("shin", 3, True),
+        ("shin", 4, False),
     ]
     assert records[2]["shortfall"] == pytest.approx(1.0, abs=TOLERANCE)
     assert set(records[0]) == set(package().cli.commands.COLUMNS)

@@ -124,7 +124,8 @@ def test_deleted_pole_bends_as_in_rest_with_a_status(legs):
 
 @pytest.mark.parametrize("bone", ["thigh", "shin"])
 def test_bone_deleted_in_edit_mode_is_a_status(legs, bone):
-    """C08: deleting a chain bone in Edit Mode gives "bone '<name>' not found"; the other bone is not written."""
+    """C08: deleting a chain bone in Edit Mode gives "bone '<name>' not found"; the other bone is not
+    written."""
     leg, _ = legs
     kept = "shin" if bone == "thigh" else "thigh"
     before = dict(pose_snapshot(leg))[kept]
@@ -158,7 +159,8 @@ def test_renamed_objects_keep_following(legs):
 
 
 def test_renamed_bone_is_a_status_and_recovers(legs):
-    """C07: renaming a chain bone reports "bone 'shin' not found" and writes nothing; renaming it back solves."""
+    """C07: renaming a chain bone reports "bone 'shin' not found" and writes nothing; renaming it back
+    solves."""
     leg, _ = legs
     before = [matrix for _, matrix in pose_snapshot(leg)]
     leg.data.bones["shin"].name = "calf"
@@ -187,7 +189,8 @@ def make_non_finite(obj, how: str) -> None:
 @pytest.mark.parametrize("how", ["nan location", "overflowing parent scale"])
 @pytest.mark.parametrize("which", ["Target", "Pole"])
 def test_non_finite_target_or_pole_keeps_last_pose(legs, which, how):
-    """A NaN or infinite target or pole position keeps the last good pose with a status; finite again, it solves."""
+    """A NaN or infinite target or pole position keeps the last good pose with a status; finite again, it
+    solves."""
     leg, _ = legs
     before = pose_snapshot(leg)
     empty = bpy.data.objects[which]
@@ -207,7 +210,8 @@ def test_non_finite_target_or_pole_keeps_last_pose(legs, which, how):
 
 
 def test_infinite_location_is_clamped_by_blender_and_solved(legs):
-    """Blender stores an infinite location as FLT_MAX: the chain points straight at it, unreachable, all finite."""
+    """Blender stores an infinite location as FLT_MAX: the chain points straight at it, unreachable, all
+    finite."""
     leg, _ = legs
     target = bpy.data.objects["Target"]
     target.location = (math.inf, 0.0, 0.5)
@@ -269,7 +273,8 @@ def make_cycle(leg, kind: str):
     ],
 )
 def test_dependency_cycle_is_refused(legs, kind):
-    """C09: a target or pole moved by the chain's own bones gives a "cycle" status, no write, no endless updates."""
+    """C09: a target or pole moved by the chain's own bones gives a "cycle" status, no write, no endless
+    updates."""
     leg, _ = legs
     before = pose_snapshot(leg)
     undo_cycle = make_cycle(leg, kind)
@@ -335,7 +340,8 @@ def test_broken_chain_never_stops_the_next_on_one_armature(scene):
 
 
 def test_handler_called_during_render_never_raises(legs, tmp_path):
-    """Rendering with a broken chain while render_pre/render_post call the driver's handlers raises nothing."""
+    """Rendering with a broken chain while render_pre/render_post call the driver's handlers raises
+    nothing."""
     # ...and each rendered frame still shows the healthy chain's solve.
     leg, other = legs
     make_cycle(leg, "target bone-parented to shin")
@@ -353,7 +359,7 @@ def test_handler_called_during_render_never_raises(legs, tmp_path):
         for function in (handlers.two_bone_ik_depsgraph_update_post, handlers.two_bone_ik_frame_change_post):
             try:
                 function(scene)
-            except Exception as error:  # noqa: BLE001  recorded: nothing may escape
+            except Exception as error:  # recorded: nothing may escape
                 escaped.append(error)
 
     bpy.app.handlers.render_pre.append(call_driver)
@@ -382,7 +388,8 @@ def foot_orientation(obj):
 
 @pytest.mark.parametrize("how", ["nan scale", "zero scale", "nan rotation"])
 def test_invalid_target_rotation_with_end_rotation_keeps_last_pose(scene, how):
-    """End Rotation = Target with a NaN/zero target scale or NaN rotation keeps the last pose, then recovers."""
+    """End Rotation = Target with a NaN/zero target scale or NaN rotation keeps the last pose, then
+    recovers."""
     obj = make_armature(
         "Leg",
         [

@@ -117,7 +117,7 @@ def test_every_depsgraph_update_path_solves_the_edit(scene):
 
 def test_frame_set_shows_that_frame_without_lag(scene):
     """C06: frame_set(10) gives the pose solved for the target at frame 10, not frame 9's or the rest pose."""
-    obj, target, pole, chain = animated_leg()
+    obj, target, _pole, chain = animated_leg()
     scene.frame_set(1)
     scene.frame_set(10)
     _, end_10, _ = expected_world(obj, target_at(target, 10), POLE)
@@ -132,7 +132,7 @@ def test_frame_set_shows_that_frame_without_lag(scene):
 
 def test_frame_set_in_any_order_matches_every_frame(scene):
     """Playback-like frame_set forwards, backwards and in jumps: each frame shows its own solve (SPEC D7)."""
-    obj, target, pole, chain = animated_leg()
+    obj, target, _pole, chain = animated_leg()
     frames = [*range(1, 21), *range(20, 0, -3), 17, 3, 12, 10]
     for frame in frames:
         scene.frame_set(frame)
@@ -142,7 +142,7 @@ def test_frame_set_in_any_order_matches_every_frame(scene):
 
 def test_frame_current_and_update_stepping_solves_each_frame(scene):
     """Setting frame_current then view_layer.update() (how playback and scripts step) solves each frame."""
-    obj, target, pole, chain = animated_leg()
+    obj, target, _pole, _chain = animated_leg()
     scene.frame_set(1)
     for frame in (2, 5, 6, 11, 20, 4):
         scene.frame_current = frame
@@ -153,7 +153,7 @@ def test_frame_current_and_update_stepping_solves_each_frame(scene):
 
 def render_scene():
     """C06 rig with a marker cube bone-parented at the shin's tail and an orthographic Workbench camera."""
-    obj, target, pole, chain = animated_leg()
+    obj, target, _pole, _chain = animated_leg()
     setup_marker_render(bpy.context.scene, obj, "shin", CENTER, SIZE, RESOLUTION)
     return obj, target
 
@@ -167,7 +167,8 @@ def assert_marker_at(path, end) -> None:
 
 @pytest.mark.parametrize("prepare", ["frame_set", "frame_current", "reopened"])
 def test_still_render_of_frame_10_shows_its_solve(scene, tmp_path, prepare):
-    """C06: render(write_still=True) of frame 10 shows the marker where the frame-10 solve puts the shin's tail."""
+    """C06: render(write_still=True) of frame 10 shows the marker where the frame-10 solve puts the shin's
+    tail."""
     # Prepared by frame_set(10), by only setting frame_current (the scene evaluated at frame 1), or by
     # re-opening a file saved at frame 1 and setting the frame, as a render farm does.
     obj, target = render_scene()
@@ -183,11 +184,14 @@ def test_still_render_of_frame_10_shows_its_solve(scene, tmp_path, prepare):
     scene.render.filepath = str(tmp_path / "still.png")
     assert bpy.ops.render.render(write_still=True) == {"FINISHED"}
     assert_marker_at(tmp_path / "still.png", end_10)
-    assert (end_10 - Vector((0, 0, 0))).length > 10 * PIXEL  # and not the rest pose, whose tail is at the origin
+    assert (
+        end_10 - Vector((0, 0, 0))
+    ).length > 10 * PIXEL  # and not the rest pose, whose tail is at the origin
 
 
 def test_animation_render_shows_each_frame_solve(scene, tmp_path):
-    """C06: render(animation=True) frames 10 and 20 each show their own solve; afterwards frame 1 shows its own."""
+    """C06: render(animation=True) frames 10 and 20 each show their own solve; afterwards frame 1 shows its
+    own."""
     obj, target = render_scene()
     scene.frame_start, scene.frame_end, scene.frame_step = 10, 20, 10
     scene.frame_set(1)
@@ -277,7 +281,8 @@ def move_and_check(name: str, location) -> None:
 
 
 def test_new_file_and_other_files_leave_no_state(scene, tmp_path):
-    """C04: files A and B each solve after open, File > New and re-open; toggling twice leaves one handler each."""
+    """C04: files A and B each solve after open, File > New and re-open; toggling twice leaves one handler
+    each."""
     file_a, file_b = tmp_path / "a.blend", tmp_path / "b.blend"
     save_leg_file(file_a, "LegA", (0.3, 0.0, 0.4))
     save_leg_file(file_b, "LegB", (0.2, 0.2, 0.3))
@@ -351,8 +356,9 @@ def test_undo_and_redo_never_leave_a_stale_pose(scene):
 
 
 def test_driver_never_changes_keyframes_on_chain_bones(scene, tmp_path):
-    """Keyed thigh and shin rotations keep every key through updates, frame changes, renders and auto-keying."""
-    obj, target, pole, chain = animated_leg()
+    """Keyed thigh and shin rotations keep every key through updates, frame changes, renders and
+    auto-keying."""
+    obj, target, _pole, _chain = animated_leg()
     scene.tool_settings.use_keyframe_insert_auto = True
     for frame, angles in ((1, (0.2, 0.0, 0.1)), (12, (-0.4, 0.3, 0.0))):
         for name in ("thigh", "shin"):
@@ -442,7 +448,8 @@ def link_rig(path):
 
 
 def test_linked_rig_is_never_written(scene, tmp_path):
-    """C14: a linked rig (in the scene and instanced) whose animated target moves gets no pose or chain write."""
+    """C14: a linked rig (in the scene and instanced) whose animated target moves gets no pose or chain
+    write."""
     save_rig_library(tmp_path / "rig.blend")
     collection = link_rig(tmp_path / "rig.blend")
     scene = bpy.context.scene
@@ -467,11 +474,14 @@ def test_linked_rig_is_never_written(scene, tmp_path):
 
 
 def overridden_leg():
-    return next(obj for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.override_library is not None)
+    return next(
+        obj for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.override_library is not None
+    )
 
 
 def test_overridden_rig_solves_and_survives_reopen(scene, tmp_path):
-    """C14: a library override's chains solve, a chain added on the override too; both survive save and reopen."""
+    """C14: a library override's chains solve, a chain added on the override too; both survive save and
+    reopen."""
     save_rig_library(tmp_path / "rig.blend")
     collection = link_rig(tmp_path / "rig.blend")
     scene = bpy.context.scene

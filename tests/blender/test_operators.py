@@ -92,13 +92,16 @@ def undo_and_redo(label: str, check_undone, check_redone) -> None:
 def test_add_every_selected_lower_bone_at_once(scene):
     """Both shins and one thigh selected: one step adds a chain per shin, and no bone moves."""
     obj = make_legs(hips=True)
-    obj.pose.bones["shin.L"].rotation_quaternion = Euler((0.4, 0, 0)).to_quaternion()  # the way the knee bends
+    obj.pose.bones["shin.L"].rotation_quaternion = Euler(
+        (0.4, 0, 0)
+    ).to_quaternion()  # the way the knee bends
     before = bone_positions(obj)
     select_only(obj, {"shin.L", "shin.R", "thigh.L"})
     assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
     chains = obj.two_bone_ik.chains
     assert sorted((chain.upper_bone, chain.lower_bone) for chain in chains) == [
-        ("thigh.L", "shin.L"), ("thigh.R", "shin.R")
+        ("thigh.L", "shin.L"),
+        ("thigh.R", "shin.R"),
     ]
     assert all(chain.target is not None and chain.pole is not None for chain in chains)
     bpy.context.view_layer.update()
@@ -215,7 +218,8 @@ def test_add_skips_only_the_chains_sharing_a_bone(scene, capfd):
     select_only(obj, {"foot.L"})
     assert run(bpy.ops.pose.two_bone_ik_add, obj, mirror=True) == {"FINISHED"}
     assert [(chain.upper_bone, chain.lower_bone) for chain in obj.two_bone_ik.chains] == [
-        ("thigh.R", "shin.R"), ("shin.L", "foot.L")
+        ("thigh.R", "shin.R"),
+        ("shin.L", "foot.L"),
     ]
     assert "No chain added on foot.R ('shin.R' is a bone of chain 'leg.R')" in capfd.readouterr().out
 
@@ -429,7 +433,9 @@ def test_snap_fk_to_ik_with_auto_keying_keys_the_rotations(scene):
     scene.tool_settings.use_keyframe_insert_auto = True
     scene.frame_set(4)
     assert run(bpy.ops.pose.two_bone_ik_snap_fk_to_ik, obj) == {"FINISHED"}
-    keyed = {(fcurve.data_path, tuple(point.co.x for point in fcurve.keyframe_points)) for fcurve in fcurves(obj)}
+    keyed = {
+        (fcurve.data_path, tuple(point.co.x for point in fcurve.keyframe_points)) for fcurve in fcurves(obj)
+    }
     assert keyed == {
         ('pose.bones["thigh"].rotation_quaternion', (4.0,)),
         ('pose.bones["shin"].rotation_quaternion', (4.0,)),
@@ -618,13 +624,20 @@ def test_select_undo_and_redo(scene):
 # --- Every operator ---------------------------------------------------------------------------------
 
 OPERATORS = (
-    "add", "remove", "bake", "snap_ik_to_fk", "snap_fk_to_ik", "select_target", "select_pole",
+    "add",
+    "remove",
+    "bake",
+    "snap_ik_to_fk",
+    "snap_fk_to_ik",
+    "select_target",
+    "select_pole",
 )
 
 
 @pytest.mark.parametrize("name", OPERATORS)
 def test_operator_conventions(extension, name):
-    """Each operator has Blender's naming, a tooltip, REGISTER and UNDO, and an entry in the Pose submenu (F3)."""
+    """Each operator has Blender's naming, a tooltip, REGISTER and UNDO, and an entry in the Pose submenu
+    (F3)."""
     cls = getattr(bpy.types, f"POSE_OT_two_bone_ik_{name}")
     assert cls.bl_idname == f"pose.two_bone_ik_{name}"
     assert {"REGISTER", "UNDO"} <= cls.bl_options
@@ -640,7 +653,9 @@ def _menu_source() -> str:
 
 def test_pose_menu_lists_the_submenu_once(extension):
     """The Pose menu carries our submenu exactly once."""
-    functions = [f for f in bpy.types.VIEW3D_MT_pose._dyn_ui_initialize() if getattr(f, "__name__", "") == "_pose_menu"]
+    functions = [
+        f for f in bpy.types.VIEW3D_MT_pose._dyn_ui_initialize() if getattr(f, "__name__", "") == "_pose_menu"
+    ]
     assert len(functions) == 1
 
 
@@ -650,7 +665,7 @@ def test_operators_refuse_a_linked_armature(scene, tmp_path):
     library = tmp_path / "rig.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(library), copy=True)
     bpy.ops.wm.read_homefile(use_empty=True)
-    with bpy.data.libraries.load(str(library), link=True) as (data_from, data_to):
+    with bpy.data.libraries.load(str(library), link=True) as (_data_from, data_to):
         data_to.objects = ["Leg"]
     obj = data_to.objects[0]
     scene = bpy.context.scene

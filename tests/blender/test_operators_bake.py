@@ -5,6 +5,7 @@ Cases C15 (slotted actions), C16 (re-baking a range) and C17 (continuity) with t
 baking then disabling gives the same pose on every frame to 1e-5 m; undo; cancelling changes nothing.
 """
 
+import itertools
 import math
 import re
 
@@ -66,7 +67,7 @@ def assert_plays_like(obj, live: dict, bones=("thigh", "shin")) -> None:
     for frame, expected in live.items():
         bpy.context.scene.frame_set(frame)
         bpy.context.view_layer.update()
-        for bone, (head, tail) in zip(bones, expected):
+        for bone, (head, tail) in zip(bones, expected, strict=True):
             assert_close(world_head(obj, bone), head, TOLERANCE)
             assert_close(world_tail(obj, bone), tail, TOLERANCE)
 
@@ -79,7 +80,9 @@ def run_bake(obj, **properties):
 def rotation_curves(obj, bone: str) -> list:
     pose_bone = obj.pose.bones[bone]
     path = pose_bone.path_from_id(package().driver.bake.rotation_channel(pose_bone.rotation_mode)[0])
-    return sorted((fcurve for fcurve in fcurves(obj) if fcurve.data_path == path), key=lambda f: f.array_index)
+    return sorted(
+        (fcurve for fcurve in fcurves(obj) if fcurve.data_path == path), key=lambda f: f.array_index
+    )
 
 
 def key_frames(fcurve) -> list[float]:
@@ -212,7 +215,7 @@ def test_c17_bake_continuity(scene, rotation_mode):
         for fcurve in rotation_curves(obj, bone):
             values = [point.co.y for point in fcurve.keyframe_points]
             assert len(values) == 37
-            jump = max(abs(b - a) for a, b in zip(values, values[1:]))
+            jump = max(abs(b - a) for a, b in itertools.pairwise(values))
             assert jump <= 0.2, f"{fcurve.data_path}[{fcurve.array_index}] jumps {jump:.3f}"
     scene.frame_set(10, subframe=0.5)
     bpy.context.view_layer.update()
@@ -224,13 +227,13 @@ def test_rotation_values_keep_euler_and_quaternion_continuous(scene):
     rotation_values = package().driver.bake.rotation_values
     matrices = [Matrix.Rotation(math.radians(170 + 5 * step), 4, "Z") for step in range(5)]
     fresh = [matrix.to_euler("XYZ").z for matrix in matrices]
-    assert max(abs(b - a) for a, b in zip(fresh, fresh[1:])) > 6.0
+    assert max(abs(b - a) for a, b in itertools.pairwise(fresh)) > 6.0
     eulers = rotation_values(matrices, "XYZ")
-    assert max(abs(b[2] - a[2]) for a, b in zip(eulers, eulers[1:])) < 0.1
+    assert max(abs(b[2] - a[2]) for a, b in itertools.pairwise(eulers)) < 0.1
     quaternions = rotation_values(matrices, "QUATERNION")
-    assert all(sum(p * q for p, q in zip(a, b)) > 0 for a, b in zip(quaternions, quaternions[1:]))
+    assert all(sum(p * q for p, q in zip(a, b, strict=True)) > 0 for a, b in itertools.pairwise(quaternions))
     axis_angles = rotation_values(matrices, "AXIS_ANGLE", previous=(math.radians(165), 0, 0, 1))
-    assert max(abs(b[0] - a[0]) for a, b in zip(axis_angles, axis_angles[1:])) < 0.1
+    assert max(abs(b[0] - a[0]) for a, b in itertools.pairwise(axis_angles)) < 0.1
 
 
 def test_bake_keys_the_end_bone_when_it_follows_the_target(scene):
@@ -254,7 +257,9 @@ def test_bake_all_chains(scene):
     obj = make_legs()
     for side, x in (("L", 0.2), ("R", -0.2)):
         target = make_empty(f"Target.{side}", (x + 1.0, 0, 0.5))
-        add_chain(obj, target, make_empty(f"Pole.{side}", (x + 1.0, 0.5, 0.5)), f"thigh.{side}", f"shin.{side}")
+        add_chain(
+            obj, target, make_empty(f"Pole.{side}", (x + 1.0, 0.5, 0.5)), f"thigh.{side}", f"shin.{side}"
+        )
         key_location(target, [(1, (x + 1.0, 0, 0.5)), (6, (x, 1.2, 0.9))])
     obj.two_bone_ik.chains[1].name = "shin.R"
     bones = ("thigh.L", "shin.L", "thigh.R", "shin.R")

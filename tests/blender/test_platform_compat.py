@@ -87,7 +87,7 @@ def test_ui_list_type_draws_on_this_version(compat):
     assert compat.UI_LIST_TYPE in {item.identifier for item in parameter.enum_items}
 
 
-def test_register_classes_factory_survives_a_partial_registration(compat):
+def test_register_classes_factory_survives_a_partial_registration(compat) -> None:
     """C23: register() over classes that are still registered (an enable that stopped half-way) does
     not raise, nor does unregister() over classes that are not registered; each class ends up
     registered once, then not at all."""

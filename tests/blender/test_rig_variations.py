@@ -45,7 +45,9 @@ TRANSFORMS = {
     "uniform": Matrix.Diagonal((2.5, 2.5, 2.5, 1)),
     "non-uniform": Euler((0.3, 0.2, -0.5)).to_matrix().to_4x4() @ Matrix.Diagonal((1.0, 2.0, 0.5, 1)),
     "mirrored": Matrix.Diagonal((-1, 1, 1, 1)),
-    "mirrored-rotated": Matrix.Translation((1, 1, 0)) @ Matrix.Diagonal((1, -1.5, 0.7, 1)) @ Euler((1, 0, 0)).to_matrix().to_4x4(),
+    "mirrored-rotated": Matrix.Translation((1, 1, 0))
+    @ Matrix.Diagonal((1, -1.5, 0.7, 1))
+    @ Euler((1, 0, 0)).to_matrix().to_4x4(),
     "tiny": Matrix.Diagonal((0.01, 0.01, 0.01, 1)),
     "huge": Matrix.Diagonal((100, 100, 100, 1)),
 }
@@ -94,7 +96,7 @@ def test_zero_scale_gives_status_then_recovers(scene):
     obj.scale = (1, 1, 1)
     bpy.context.view_layer.update()
     assert chain.status == ""
-    joint, end, _ = expected_world(obj, chain)
+    _joint, end, _ = expected_world(obj, chain)
     assert_close(world_tail(obj, "shin"), end, 2e-5)
 
 
@@ -134,7 +136,9 @@ def test_any_roll_bends_toward_pole(scene, roll):
 
 def test_unconnected_bones(scene):
     """An unconnected lower bone: upper length is head-to-head, the lower head lands on the joint."""
-    obj = make_leg(thigh=((0, 0, 1), (0, 0.1, 0.6)), shin=((0.1, 0.0, 0.5), (0.1, 0.05, 0.0)), connected=False)
+    obj = make_leg(
+        thigh=((0, 0, 1), (0, 0.1, 0.6)), shin=((0.1, 0.0, 0.5), (0.1, 0.05, 0.0)), connected=False
+    )
     chain = add_chain(obj, make_empty("Target", (0.3, -0.2, 0.3)), make_empty("Pole", (0, -1, 0.5)))
     bpy.context.view_layer.update()
     joint, end, reachable = expected_world(obj, chain)
@@ -183,7 +187,8 @@ def test_c11_inherit_rotation_off(scene):
 
 
 def test_c11_inherit_scale_none_with_scaled_thigh(scene):
-    """C11: shin.inherit_scale NONE and thigh pose scale (1, 1.5, 1): the solve uses the 1.5 m thigh, exactly."""
+    """C11: shin.inherit_scale NONE and thigh pose scale (1, 1.5, 1): the solve uses the 1.5 m thigh,
+    exactly."""
     obj, chain = base_rig()
     obj.data.bones["shin"].inherit_scale = "NONE"
     obj.pose.bones["thigh"].scale = (1, 1.5, 1)
@@ -253,7 +258,9 @@ def test_bone_target_in_chain_is_a_cycle(scene):
 def test_bone_target_on_other_armature(scene):
     """A target bone on another armature object is read at its evaluated head."""
     obj, chain = base_rig()
-    controls = make_leg(name="Controls", thigh=((1.0, 0.0, 0.0), (1.0, 0.0, 0.3)), shin=((1.0, 0.0, 0.3), (1.0, 0, 0.5)))
+    controls = make_leg(
+        name="Controls", thigh=((1.0, 0.0, 0.0), (1.0, 0.0, 0.3)), shin=((1.0, 0.0, 0.3), (1.0, 0, 0.5))
+    )
     chain.target, chain.target_bone = controls, "shin"
     bpy.context.view_layer.update()
     assert chain.status == ""
@@ -297,7 +304,10 @@ def add_foot(obj):
     with bpy.context.temp_override(active_object=obj, object=obj):
         bpy.ops.object.mode_set(mode="EDIT")
         foot = obj.data.edit_bones.new("foot")
-        foot.head, foot.tail = obj.data.edit_bones["shin"].tail, obj.data.edit_bones["shin"].tail + Vector((0, 0, 0.3))
+        foot.head, foot.tail = (
+            obj.data.edit_bones["shin"].tail,
+            obj.data.edit_bones["shin"].tail + Vector((0, 0, 0.3)),
+        )
         foot.parent = obj.data.edit_bones["shin"]
         foot.use_connect = True
         bpy.ops.object.mode_set(mode="OBJECT")
@@ -351,10 +361,15 @@ def test_c13_constraints_on_chain_bones(scene):
 
 @pytest.mark.parametrize(
     "pole, status",
-    [((0.6, 0.0, 0.25), "Pole is on the root-target line"), ((0.6, 1e-4, 0.25), "Pole is nearly"), ((0.6, 0.1, 0.25), "")],
+    [
+        ((0.6, 0.0, 0.25), "Pole is on the root-target line"),
+        ((0.6, 1e-4, 0.25), "Pole is nearly"),
+        ((0.6, 0.1, 0.25), ""),
+    ],
 )
 def test_pole_on_or_near_the_line_is_reported(scene, pole, status):
-    """A pole on the root-target line (fallback bend) or nearly on it (unstable bend) is a warning; the chain still solves."""
+    """A pole on the root-target line (fallback bend) or nearly on it (unstable bend) is a warning; the chain
+    still solves."""
     obj, chain = base_rig()
     chain.pole.location = pole
     bpy.context.view_layer.update()
@@ -373,8 +388,10 @@ def test_only_chains_whose_inputs_changed_are_solved(scene, monkeypatch):
     evaluate = importlib.import_module(f"{MODULE}.driver.evaluate")
     solved = []
     original = evaluate.evaluate_chain
-    monkeypatch.setattr(evaluate, "evaluate_chain", lambda obj, chain, dg: (solved.append(obj.name), original(obj, chain, dg)))
-    first, first_chain = base_rig()
+    monkeypatch.setattr(
+        evaluate, "evaluate_chain", lambda obj, chain, dg: (solved.append(obj.name), original(obj, chain, dg))
+    )
+    _first, _first_chain = base_rig()
     second = make_leg(name="Second", thigh=BASE_THIGH, shin=BASE_SHIN)
     second_chain = add_chain(second, make_empty("Target2", BASE_END), make_empty("Pole2", (1.2, 0.5, 0.5)))
     bpy.context.view_layer.update()

@@ -48,13 +48,21 @@ def test_add_operator_keeps_pose_on_transformed_armature(scene):
 
 
 def test_add_operator_on_straight_chain_keeps_pose(scene):
-    """A straight chain keeps its pose and roll when a chain is added (the pole follows the rest bend side)."""
+    """A straight chain keeps its pose and roll when a chain is added (the pole follows the rest bend
+    side)."""
     obj = make_leg(thigh=((0, 0, 2), (0, 0, 1)), shin=((0, 0, 1), (0, 0, 0)))
     before = [Matrix(pose_bone.matrix) for pose_bone in obj.pose.bones]
     add_with_operator(obj)
     bpy.context.view_layer.update()
-    for pose_bone, matrix in zip(obj.pose.bones, before):
-        assert max(abs(p - q) for row_p, row_q in zip(pose_bone.matrix, matrix) for p, q in zip(row_p, row_q)) < 1e-5
+    for pose_bone, matrix in zip(obj.pose.bones, before, strict=True):
+        assert (
+            max(
+                abs(p - q)
+                for row_p, row_q in zip(pose_bone.matrix, matrix, strict=True)
+                for p, q in zip(row_p, row_q, strict=True)
+            )
+            < 1e-5
+        )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -77,7 +85,11 @@ def test_random_targets_match_solver(scene, seed):
         to_armature = obj.matrix_world.inverted()
         root = obj.pose.bones["thigh"].head
         expected = solve_two_bone_ik(
-            root, to_armature @ target.location, to_armature @ pole.location, upper_length, lower_length,
+            root,
+            to_armature @ target.location,
+            to_armature @ pole.location,
+            upper_length,
+            lower_length,
             tolerance=1e-6,
         )
         assert chain.status == "", chain.status
@@ -93,7 +105,8 @@ def test_random_targets_match_solver(scene, seed):
 
 
 def test_unchanged_update_writes_nothing(scene):
-    """After a solve, further updates with nothing changed leave matrix_basis bit-identical (no self-feeding)."""
+    """After a solve, further updates with nothing changed leave matrix_basis bit-identical (no
+    self-feeding)."""
     obj = make_leg()
     chain = add_with_operator(obj)
     chain.target.location.x += 0.2
@@ -113,7 +126,8 @@ def _our_handlers():
 
 
 def test_enable_disable_twice_leaves_one_handler(scene):
-    """Disabling and enabling the extension twice leaves exactly one handler of ours per list, none when disabled."""
+    """Disabling and enabling the extension twice leaves exactly one handler of ours per list, none when
+    disabled."""
     for _ in range(2):
         addon_utils.disable(MODULE, default_set=True)
         assert all(len(found) == 0 for found in _our_handlers().values())

@@ -9,6 +9,8 @@ exit. Blender builds no panel headless, so ``self`` for ``Panel.draw``/``Menu.dr
 is a plain object carrying that real layout (and the list's ``layout_type``).
 """
 
+from typing import Any
+
 import addon_utils
 import bpy
 import pytest
@@ -36,12 +38,24 @@ def limit_shin(obj) -> None:
 
 
 # Every state the panel distinguishes: (name, rig arguments, set-up, expected kind, text, status icon).
-STATES = {
+STATES: dict[str, tuple[dict[str, Any], str | None, str, str, str | None]] = {
     "reachable": ({}, None, "REACHABLE", "Reachable", None),
     "too_far": ({"target": (3, 0, 0)}, None, "TOO_FAR", "Out of reach by 1 m", None),
-    "too_close": ({"shin_tail": (0, 1.5, 0), "target": (0.2, 0, 0)}, None, "TOO_CLOSE", "Too close by 30 cm", None),
+    "too_close": (
+        {"shin_tail": (0, 1.5, 0), "target": (0.2, 0, 0)},
+        None,
+        "TOO_CLOSE",
+        "Too close by 30 cm",
+        None,
+    ),
     "failed": ({}, "no_target", "FAILED", "Set a target object", None),
-    "pole_on_line": ({"target": (3, 0, 0), "pole": (1, 0, 0)}, None, "TOO_FAR", "Out of reach by 1 m", "ERROR"),
+    "pole_on_line": (
+        {"target": (3, 0, 0), "pole": (1, 0, 0)},
+        None,
+        "TOO_FAR",
+        "Out of reach by 1 m",
+        "ERROR",
+    ),
     "no_pole": ({"pole": None}, None, "REACHABLE", "Reachable", "INFO"),
     "disabled": ({}, "disable", "DISABLED", "Disabled", None),
     "off_target": ({"target": (0.8, 0.4, 0.3)}, "limit_shin", "OFF_TARGET", "Off target by", "ERROR"),
@@ -73,8 +87,14 @@ def test_chain_state_reads_at_a_glance(scene, name):
     state = status.chain_state(bpy.context, chain)
     assert state.kind == kind
     assert state.text.startswith(text), state.text
-    icons = {"REACHABLE": "CHECKMARK", "TOO_FAR": "CANCEL", "TOO_CLOSE": "CANCEL", "FAILED": "ERROR",
-             "DISABLED": "HIDE_ON", "OFF_TARGET": "ERROR"}
+    icons = {
+        "REACHABLE": "CHECKMARK",
+        "TOO_FAR": "CANCEL",
+        "TOO_CLOSE": "CANCEL",
+        "FAILED": "ERROR",
+        "DISABLED": "HIDE_ON",
+        "OFF_TARGET": "ERROR",
+    }
     assert state.icon == icons[kind]
     line = status.status_line(chain)
     assert (line[0] if line else None) == status_icon
@@ -91,7 +111,10 @@ def test_lengths_follow_the_scene_units(scene):
     """The out-of-reach distance is written in the scene's units."""
     obj = build_state("too_far")
     scene.unit_settings.system = "IMPERIAL"
-    assert package().ui.status.chain_state(bpy.context, obj.two_bone_ik.chains[0]).text == "Out of reach by 3.28'"
+    assert (
+        package().ui.status.chain_state(bpy.context, obj.two_bone_ik.chains[0]).text
+        == "Out of reach by 3.28'"
+    )
     scene.unit_settings.system = "NONE"
     assert package().ui.status.chain_state(bpy.context, obj.two_bone_ik.chains[0]).text == "Out of reach by 1"
 
@@ -146,7 +169,8 @@ print("RESULT " + json.dumps(drawn))
 
 
 def test_panel_list_and_menu_draw_every_state(scene):
-    """Panel, list rows and menu draw into a real UILayout for every state, with nothing Blender cannot find."""
+    """Panel, list rows and menu draw into a real UILayout for every state, with nothing Blender cannot
+    find."""
     import json
     import pathlib
 
@@ -156,9 +180,16 @@ def test_panel_list_and_menu_draw_every_state(scene):
     assert process.returncode == 0 and lines, process.stdout + process.stderr
     console = process.stdout + process.stderr
     # A missing property or operator does not raise in draw code: Blender prints it instead.
-    for complaint in ("Traceback", "Error: Python", "rna_ui", "not found", "unknown operator", "ui_template_list"):
+    for complaint in (
+        "Traceback",
+        "Error: Python",
+        "rna_ui",
+        "not found",
+        "unknown operator",
+        "ui_template_list",
+    ):
         assert complaint not in console, console
-    drawn = json.loads(lines[-1][len("RESULT "):])
+    drawn = json.loads(lines[-1][len("RESULT ") :])
     assert drawn == {name: kind for name, (_, _, kind, _, _) in STATES.items()} | {"no_chain": None}
 
 
@@ -219,4 +250,3 @@ def test_overlay_handler_lifecycle(scene):
     assert not overlay.has_draw_handler()
     assert addon_utils.enable(MODULE, default_set=True, handle_error=None) is not None
     assert not package().ui.overlay.has_draw_handler()
-

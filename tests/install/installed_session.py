@@ -334,7 +334,7 @@ if report["after_install"]["enabled"] and SCENARIO == "lifecycle":
 if report["after_install"]["enabled"] and SCENARIO == "partial":
 
     @stage("partial_registration")
-    def _partial():
+    def _partial() -> dict:
         """C23: an enable whose register() fails half-way (here: the first panel is refused), then a
         normal enable: it does not raise, and leaves exactly what a clean enable makes."""
         disable()
