@@ -415,3 +415,15 @@ def make_leg_with_foot(name: str = "Leg") -> bpy.types.Object:
             ("foot", (0, 2, 0), (0, 2, 0.4), "shin", True),
         ],
     )
+
+
+CONSOLE_ERRORS = ("Traceback", "Two-Bone IK:", "ReferenceError", "RecursionError")
+
+
+def assert_console_clean(capfd) -> None:
+    """No traceback or driver error reached the console (C-level output included), and no chain
+    hit the driver's catch-all."""
+    out, err = capfd.readouterr()
+    for text in CONSOLE_ERRORS:
+        assert text not in out + err, f"{text!r} in the console:\n{out}{err}"
+    assert internal_errors() == []
