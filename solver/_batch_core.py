@@ -209,22 +209,17 @@ def prepare(w: Workspace, root, target, pole_hint, a, b, tolerance: float) -> bo
     )
 
 
-def fast_rows(w: Workspace, tolerance: float) -> np.ndarray:
-    """Per row, whether the scalar form takes its fast path (after ``prepare``, valid rows)."""
-    if not tolerance >= TOLERANCE_LOW:
-        return np.zeros(w.size, dtype=bool)
-    return (w.dd < NORM2_HIGH) & (w.qq < NORM2_HIGH) & (w.reach > REACH_LOW) & (w.reach < REACH_HIGH)
-
-
-def finish(
-    w: Workspace, target, pole_hint, a, b, tolerance: float, scaled: bool, joint, end, reachable
-) -> None:
+def finish(w: Workspace, target, pole_hint, a, b, tolerance: float, scales, joint, end, reachable) -> None:
     """Solve the chunk ``prepare`` started into joint, end (3, n) and reachable (n,).
 
-    ``scaled=False`` (every row within range) are the scalar fast path's steps; ``scaled=True``
-    are solver/_scaled.py's (minus its prescale, done by the caller), which give the same numbers
-    for the rows that were within range.
+    ``scales=None`` (every row within range) are the scalar fast path's steps. Otherwise they
+    are solver/_scaled.py's, which give the same numbers for the rows that were within range;
+    the caller has done its first steps, and ``scales`` is ``(d_half, q_half, unscale)``, each
+    None or per row: 0.5 where w.dvec or w.qvec holds the difference of the halved points (else
+    1.0), and 2**64 where a, b and w.reach were taken times 2**-64 (else 1.0).
     """
+    scaled = scales is not None
+    d_half, q_half, unscale = scales if scaled else (None, None, None)
     root, dvec, qvec, forward, pole, scratch = w.root, w.dvec, w.qvec, w.forward, w.pole, w.scratch
     t1, t2, t3 = w.t1, w.t2, w.t3
     reach, dd, qq = w.reach, w.dd, w.qq
@@ -240,6 +235,10 @@ def finish(
         dvec *= down
         _norm2_into(dvec, dd, t1)
         norm = np.sqrt(dd, out=w.norm)
+        if d_half is not None:
+            up = up / d_half
+        if unscale is not None:
+            up = up / unscale  # exact: powers of two down to 2**-1064
         distance = norm * up
     else:
         distance = norm = np.sqrt(dd, out=w.norm)
@@ -249,6 +248,8 @@ def finish(
     np.less_equal(distance, t1, out=w.flag)
     reachable &= w.flag
     away = np.greater(distance, eps, out=w.away)
+    if scaled:  # eps = 0: a distance underflowed in the bones' units still counts
+        away |= (eps == 0.0) & (norm > 0.0)
     np.divide(1.0, norm, out=t1)
     np.multiply(dvec, t1, out=forward)
     any_at_root = not away.all()
@@ -266,7 +267,9 @@ def finish(
         down_q = scale_pair(np.max(np.abs(qvec), axis=0))[0]
         qvec *= down_q
         _norm2_into(qvec, qq, t1)
-        reach_q = reach * down_q
+        reach_q = reach * (down_q if q_half is None else down_q * q_half)
+        if unscale is not None:
+            reach_q *= unscale
     else:
         reach_q = reach
     along_q = np.multiply(qvec[0], forward[0], out=w.along_q)
@@ -287,8 +290,13 @@ def finish(
     any_near = near.any()
     if any_near:
         on_line &= ~near
-    # 1 / |q_perp| normalises the pole direction through the height (scalar form: pole_scale).
-    pole_scale = np.sqrt(pp, out=w.pole_scale)
+    # 1 / |q_perp| normalises the pole direction through the height (scalar form: pole_scale),
+    # on the scaled path after bringing it near unit length.
+    if scaled:
+        pole *= scale_pair(np.max(np.abs(pole), axis=0))[0]
+        pole_scale = np.sqrt(_norm2_into(pole, w.pole_scale, t1), out=w.pole_scale)
+    else:
+        pole_scale = np.sqrt(pp, out=w.pole_scale)
     np.divide(1.0, pole_scale, out=pole_scale)
     if on_line.any():
         pole[:, on_line] = fallback_axis(forward[:, on_line])
@@ -296,8 +304,14 @@ def finish(
     if any_near:
         rows = np.flatnonzero(near)
         r = root[:, rows]
-        qh, ql = _two_diff(pole_hint[:, rows], r)
-        dh, dl = _two_diff(target[:, rows], r)
+        if q_half is None:
+            qh, ql = _two_diff(pole_hint[:, rows], r)
+        else:
+            qh, ql = _two_diff(pole_hint[:, rows] * q_half[rows], r * q_half[rows])
+        if d_half is None:
+            dh, dl = _two_diff(target[:, rows], r)
+        else:
+            dh, dl = _two_diff(target[:, rows] * d_half[rows], r * d_half[rows])
         dd_exact = dd[rows]
         if scaled:
             qh *= down_q[rows]
@@ -350,12 +364,14 @@ def finish(
             )
     # Clamped chains are exactly straight: a along forward, or -a folded back when a < b; with
     # equal bones and the target at the root the chain folds flat, t = 90 degrees (SPEC D5).
+    # (d = 0 unclamped is the target at the root, or on the scaled path a distance that
+    # underflowed in the units of bones past 2**1000: the scalar form's `elif d == 0.0`.)
     clamped = np.logical_or(too_far, too_close, out=w.flag)
-    if any_at_root:
+    if any_at_root or (scaled and not d.all()):
         rows = np.flatnonzero(clamped)
         along[rows] = np.where(too_far[rows], a[rows], np.copysign(a[rows], diff[rows]))
         height[rows] = 0.0
-        flat = np.flatnonzero(~(away | clamped))
+        flat = np.flatnonzero((d == 0.0) & ~clamped)
         along[flat] = 0.0
         height[flat] = a[flat]
     else:
@@ -374,6 +390,10 @@ def finish(
     np.multiply(forward, along, out=dvec)
     np.multiply(pole, height, out=scratch)
     dvec += scratch
+    if unscale is not None:
+        dvec *= unscale
     np.add(root, dvec, out=joint)
     np.multiply(forward, d, out=dvec)
+    if unscale is not None:
+        dvec *= unscale
     np.add(root, dvec, out=end)

@@ -14,8 +14,10 @@ REACH_LOW = 2.0**-200
 REACH_HIGH = 2.0**200
 TOLERANCE_LOW = 2.0**-100
 
-# Inputs above HUGE_INPUT in magnitude are multiplied by PRESCALE first, so that differences
-# such as target - root cannot overflow; the result is multiplied back.
+# Bone lengths above HUGE_INPUT are multiplied by PRESCALE, so that a + b stays finite; the
+# distances and the triangle are then in those units, and the joint's and end's offsets from the
+# root are multiplied back by UNPRESCALE. (A difference such as target - root that overflows is
+# taken from the halved points instead: solver/_scaled.py.)
 HUGE_INPUT = 2.0**1000
 PRESCALE = 2.0**-64
 UNPRESCALE = 2.0**64

@@ -13,14 +13,17 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._batch_core import Workspace, fast_rows, finish, prepare
+from ._batch_core import Workspace, finish, prepare
 from ._limits import HUGE_INPUT, PRESCALE, UNPRESCALE
+from ._validate import is_masked, not_a_point, not_a_real
 
 # Rows per pass: each pass makes ~100 numpy calls (~0.3 us each, whatever their size), and its
 # ~5 MB of buffers should stay in cache; 16384 was fastest on the benchmark machine.
 CHUNK_ROWS = 16384
 
+_FLOAT_MAX = np.finfo(np.float64).max
 _POINT_NAMES = ("roots", "targets", "pole_hints")
+_PLAIN_ROWS = {list, tuple}
 _LENGTH_NAMES = ("upper_lengths", "lower_lengths")
 
 
@@ -62,7 +65,8 @@ def solve_two_bone_ik_batch(
     Parameters
     ----------
     roots, targets, pole_hints : array_like, shape (N, 3)
-        Chain roots, targets, and pole hints (points, not directions). Converted to float64.
+        Chain roots, targets, and pole hints (points, not directions). Converted to float64;
+        as in the scalar form, numbers only: no None, text or bytes-like rows or elements.
     upper_lengths, lower_lengths : array_like, shape (N,), or real scalar
         Bone lengths a and b, >= 0 and not both 0 in any row; a scalar applies to every row.
     tolerance : float, keyword-only, default 1e-9
@@ -76,11 +80,12 @@ def solve_two_bone_ik_batch(
     Raises
     ------
     ValueError
-        An argument of the wrong shape or not convertible to float64, arguments with different
-        N, a tolerance that is negative or not finite; or the first bad row, naming the argument
-        and the row index: a non-finite coordinate or length, a negative length, both lengths 0
-        (SPEC D4; in a row, checked in the scalar order), or a chain that lies outside the float
-        range (coordinates or lengths near 1e308).
+        An argument of the wrong shape or not convertible to float64 (a None, text or bytes
+        element or row included: the row is named), a numpy masked array (its mask cannot be
+        honoured), arguments with different N, a tolerance that is negative or not finite; or
+        the first bad row, naming the argument and the row index: a non-finite coordinate or
+        length, a negative length, both lengths 0 (SPEC D4; in a row, checked in the scalar
+        order), or a chain that lies outside the float range (a root or lengths near 1e308).
 
     Notes
     -----
@@ -136,31 +141,45 @@ def _solve_chunk(workspace, points, lengths, tolerance, start, joint, end, reach
     root, target, pole_hint = (p.T for p in points)  # (3, n) views: rows become columns
     a, b = lengths
     fast = prepare(workspace, root, target, pole_hint, a, b, tolerance)
-    prescaled = None
+    scales = checked = None
     if not fast:
         # Something is invalid or outside the fast path's ranges: name the first bad row, else
-        # solve on scaled values, prescaling what solver/_scaled.py prescales.
+        # solve on scaled values as solver/_scaled.py does. It takes bones longer than
+        # HUGE_INPUT times 2**-64 (never in a fast row: those are shorter than 2**200) ...
         _check_rows(points, lengths, start)
-        big = np.max(np.abs(np.concatenate(points, axis=1)), axis=1)
-        np.maximum(big, np.maximum(a, b), out=big)
-        big = (big > HUGE_INPUT) & ~fast_rows(workspace, tolerance)
+        big = np.maximum(a, b) > HUGE_INPUT
+        unscale = None
         if big.any():
-            prescaled = big
             factor = np.where(big, PRESCALE, 1.0)
-            root, target, pole_hint = root * factor, target * factor, pole_hint * factor
             a, b = a * factor, b * factor
-            prepare(workspace, root, target, pole_hint, a, b, tolerance)
-    finish(workspace, target, pole_hint, a, b, tolerance, not fast, joint, end, reachable)
-    if prescaled is not None:
-        joint[:, prescaled] *= UNPRESCALE
-        end[:, prescaled] *= UNPRESCALE
-        finite = np.isfinite(joint).all(axis=0) & np.isfinite(end).all(axis=0)
+            np.add(a, b, out=workspace.reach)
+            unscale = np.where(big, UNPRESCALE, 1.0)
+        # ... takes a difference that overflowed from the halved points (never a fast row) ...
+        d_half = _halved(workspace.dvec, target, workspace.root)
+        q_half = _halved(workspace.qvec, pole_hint, workspace.root)
+        scales = d_half, q_half, unscale
+        # ... and checks the result where it may leave the float range.
+        checked = big | (np.max(np.abs(workspace.root), axis=0) > HUGE_INPUT)
+    finish(workspace, target, pole_hint, a, b, tolerance, scales, joint, end, reachable)
+    if checked is not None and checked.any():
+        rows = np.flatnonzero(checked)
+        finite = np.isfinite(joint[:, rows]).all(axis=0) & np.isfinite(end[:, rows]).all(axis=0)
         if not finite.all():
-            row = start + int(np.flatnonzero(~finite)[0])
+            row = start + int(rows[np.flatnonzero(~finite)[0]])
             raise ValueError(
                 f"roots[{row}], upper_lengths[{row}], lower_lengths[{row}]: the solved chain lies "
                 "outside the float range"
             )
+
+
+def _halved(difference: np.ndarray, point: np.ndarray, root: np.ndarray) -> np.ndarray | None:
+    """Per row 0.5 where ``difference`` (point - root, (3, n)) overflowed, now recomputed from
+    the halved points, and 1.0 elsewhere; None when no row overflowed (solver/_scaled.py)."""
+    over = np.max(np.abs(difference), axis=0) > _FLOAT_MAX
+    if not over.any():
+        return None
+    difference[:, over] = point[:, over] * 0.5 - root[:, over] * 0.5
+    return np.where(over, 0.5, 1.0)
 
 
 _cache = threading.local()
@@ -176,7 +195,7 @@ def _workspace(size: int) -> Workspace:
 
 
 def _tolerance(tolerance) -> float:
-    if isinstance(tolerance, (str, bytes, complex)):
+    if not_a_real(tolerance):
         raise ValueError(f"tolerance must be a real number, got {tolerance!r}")
     try:
         value = float(tolerance)
@@ -187,25 +206,48 @@ def _tolerance(tolerance) -> float:
     return value
 
 
-def _float_array(value, name: str) -> np.ndarray:
+def _float_array(value, name: str, expected: str) -> np.ndarray:
+    """value as a float64 array, with the scalar form's rules for what is a real number."""
+    if is_masked(value):
+        raise ValueError(f"{name} is a masked array: the solver cannot honour its mask")
     try:
         array = np.asarray(value)
         if array.dtype.kind not in "biufO":  # no strings, complex numbers, dates, ...
             raise TypeError(f"dtype {array.dtype}")
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ValueError(f"{name} must be an array of real numbers ({error})") from None
+    if array.dtype.kind == "O":
+        # float() would take None (as NaN), text and masked elements: name them instead.
+        for index, item in enumerate(array.flat):
+            if not_a_real(item):
+                if not array.ndim:
+                    raise ValueError(f"{name} must be {expected}, got {item!r}")
+                row = np.unravel_index(index, array.shape)[0]
+                raise ValueError(f"{name}[{row}] must be a real number, got {item!r}")
+    try:
         return array.astype(np.float64, copy=False)
     except (TypeError, ValueError, OverflowError) as error:
         raise ValueError(f"{name} must be an array of real numbers ({error})") from None
 
 
 def _points(value, name: str) -> np.ndarray:
-    array = _float_array(value, name)
+    if isinstance(value, (list, tuple)) and not set(map(type, value)) <= _PLAIN_ROWS:
+        # Rows numpy would read as numbers though they are not points (SPEC D1; the scalar form
+        # rejects them too): bytes-like rows (their byte values) and masked arrays (their mask).
+        for index, row in enumerate(value):
+            reason = not_a_point(row)
+            if reason is not None:
+                raise ValueError(
+                    f"{name}[{index}] must be a 3-sequence of real numbers ({reason}), got {row!r}"
+                )
+    array = _float_array(value, name, "an array of shape (N, 3)")
     if array.ndim != 2 or array.shape[1] != 3:
         raise ValueError(f"{name} must have shape (N, 3), got {array.shape}")
     return array
 
 
 def _lengths(value, name: str, count: int) -> np.ndarray:
-    array = _float_array(value, name)
+    array = _float_array(value, name, "a real number or an array of them")
     if array.ndim == 0:
         return np.broadcast_to(array, (count,))
     if array.shape != (count,):

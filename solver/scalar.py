@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Scalar two-bone IK solve on plain Python floats (SPEC "Function solveTwoBoneIK", D1-D8).
 
-Pure Python: no numpy, no bpy, no mathutils. The common case (float inputs of everyday size)
-runs inline below; anything else (bad input, other number types, tolerance below 2**-100,
-magnitudes beyond 2**200) goes to the checked path in solver/_scaled.py, which validates and
-gives identical numbers wherever both apply.
+Pure Python: no numpy, no bpy, no mathutils. The common case (float inputs of everyday size,
+points given as tuples, lists or mathutils.Vector) runs inline below; anything else (bad input,
+other point or number types, tolerance below 2**-100, magnitudes beyond 2**200) goes to the
+checked path in solver/_validate.py and solver/_scaled.py, which validates and gives identical
+numbers wherever both apply.
 """
 
 from __future__ import annotations
 
+import sys
 from math import sqrt
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ._limits import NEAR_LINE, NORM2_HIGH, REACH_HIGH, REACH_LOW, TOLERANCE_LOW
 from ._pole import fallback_axis, near_line_pole, two_diff
@@ -49,8 +51,14 @@ class TwoBoneIKResult(NamedTuple):
     reachable: bool
 
 
-_FLOAT_MAX = 1.7976931348623157e308
 _new_result = tuple.__new__  # skips the named tuple's Python-level __new__ (hot path)
+
+# Point types the fast path unpacks itself; any other goes to the checked path, which rejects
+# iterables that are not points (bytes, str, mappings, sets: solver/_validate.py). The solver
+# imports no mathutils: mathutils.Vector joins the first time the checked path sees one. Its
+# coordinates are floats, on which both paths give identical bits, so results do not depend on
+# whether it has joined yet (SPEC D7).
+_FAST_POINTS: set[type] = {tuple, list}
 
 
 def solve_two_bone_ik(
@@ -72,7 +80,9 @@ def solve_two_bone_ik(
     Parameters
     ----------
     root : sequence of 3 real numbers
-        The chain's root (hip, shoulder).
+        The chain's root (hip, shoulder). A point is a tuple, list, ``mathutils.Vector``, numpy
+        array, other sequence or one-shot iterator of exactly 3 real numbers (int, float, bool,
+        numpy real, Fraction, Decimal); see Notes.
     target : sequence of 3 real numbers
         The point the end should reach.
     pole_hint : sequence of 3 real numbers
@@ -93,10 +103,11 @@ def solve_two_bone_ik(
     Raises
     ------
     ValueError
-        Naming the argument (SPEC D4): a point that is not 3 real numbers or is not finite, a
-        length that is negative or not finite, both lengths 0, a tolerance that is negative or
-        not finite. Also when the solved chain itself would lie outside the float range
-        (only possible with coordinates or lengths near 1e308). Nothing else raises.
+        Naming the argument (SPEC D4): a point that is not 3 real numbers (text, bytes, a
+        mapping, a set or a masked array included) or is not finite, a length that is negative
+        or not finite, both lengths 0, a tolerance that is negative or not finite. Also when the
+        solved chain itself would lie outside the float range (only possible with a root or
+        lengths near 1e308). Nothing else raises.
 
     Notes
     -----
@@ -115,6 +126,26 @@ def solve_two_bone_ik(
     - Threshold decisions (at the root, on the line, reachable) are made in floating point, so
       inputs within a few ulps of a threshold may fall on either side of it.
     - Deterministic and stateless (SPEC D7): same inputs, same bits.
+    - Points: text, bytes-like objects, mappings and sets are iterable but not points (their
+      characters, byte values or keys, sets in no defined order), and a numpy masked array's
+      mask cannot be honoured: all are rejected, as is a coordinate that is None, text, bytes,
+      complex or numpy's masked constant. Tuples, lists and ``mathutils.Vector`` of floats are
+      solved inline; any other point type is validated first (the same numbers, slower). Ints
+      and Fractions in a tuple or list are differenced and squared exactly inline, so past 2**26
+      (or for fractions that are not binary) the last bits may differ from the same values
+      given as floats, both within D8.
+    - Every finite input solves, bar a chain beyond the float range. Beyond the clamp only the
+      directions of target - root and pole_hint - root matter, and each is scaled by its own
+      power of two, as are the chain's sides, so a chain of 1e-300 next to a target or pole
+      hint at 1e308 keeps SPEC D5 and D8.
+    - Subnormal chains (decision): floats are spaced 2**-1074 (about 4.9e-324) apart near 0,
+      so SPEC D5's 1e-12 * max(a + b, |root|) cannot hold once it is below that spacing (a + b
+      and |root| under about 1e-311). For every chain the bone lengths hold to
+      1e-12 * max(a + b, |root|) + 4 * 2**-1074, and reachable implies |end - target| <= 3 eps
+      + 1e-12 * max(a + b, |root|) + 4 * 2**-1074; eps = tolerance * (a + b) is itself rounded
+      (to 0 when it underflows) and the threshold decisions use it as rounded. The extra
+      4 * 2**-1074 is below 1e-12 * (a + b) from a + b = 2**-1022 (about 2.2e-308) up, where D5
+      and D8 hold as stated.
 
     Examples
     --------
@@ -128,41 +159,39 @@ def solve_two_bone_ik(
     >>> solve_two_bone_ik((0, 0, 0), (5, 0, 0), (0, 1, 0), 1.0, 1.0)
     TwoBoneIKResult(joint=(1.0, 0.0, 0.0), end=(2.0, 0.0, 0.0), reachable=False)
     """
-    # Fast path for float inputs of everyday size. A NaN or inf anywhere makes dd, qq or reach
-    # nan or inf, and other number types fail the type test or raise: the checked path then
-    # validates (naming the argument) and solves on scaled values.
-    try:
-        # (Unpacking goes through __getitem__: mathutils.Vector's stubs declare no __iter__.)
-        rx, ry, rz = root  # type: ignore[misc]
-        tx, ty, tz = target  # type: ignore[misc]
-        px, py, pz = pole_hint  # type: ignore[misc]
-        a = upper_length
-        b = lower_length
-        dx, dy, dz = tx - rx, ty - ry, tz - rz
-        qx, qy, qz = px - rx, py - ry, pz - rz
-        dd = dx * dx + dy * dy + dz * dz
-        qq = qx * qx + qy * qy + qz * qz
-        reach = a + b
-        # With tolerance >= TOLERANCE_LOW and reach >= REACH_LOW, eps >= 2**-300: a target or
-        # pole hint so close to the root that its square underflows is then surely within it.
-        fast = (
-            type(dd + qq + reach + tolerance) is float
-            and dd < NORM2_HIGH
-            and qq < NORM2_HIGH
-            and REACH_LOW < reach < REACH_HIGH
-            and a >= 0.0
-            and b >= 0.0
-            and TOLERANCE_LOW <= tolerance <= _FLOAT_MAX
-        )
-    except Exception:
-        fast = False
-    if not fast:
-        try:  # points already unpacked (a one-shot iterator cannot be read twice)
-            root = rx, ry, rz
-            target = tx, ty, tz
-            pole_hint = px, py, pz
-        except NameError:
+    # Fast path for float inputs of everyday size in tuples, lists or Vectors. A NaN or inf
+    # anywhere makes dd, qq or reach nan or inf, and other number types fail the type test or
+    # raise: the checked path then validates (naming the argument) and solves on scaled values.
+    fast = False
+    if type(root) in _FAST_POINTS and type(target) in _FAST_POINTS and type(pole_hint) in _FAST_POINTS:
+        try:
+            # (Unpacking goes through __getitem__: mathutils.Vector's stubs declare no __iter__.)
+            rx, ry, rz = root  # type: ignore[misc]
+            tx, ty, tz = target  # type: ignore[misc]
+            px, py, pz = pole_hint  # type: ignore[misc]
+            a = upper_length
+            b = lower_length
+            dx, dy, dz = tx - rx, ty - ry, tz - rz
+            qx, qy, qz = px - rx, py - ry, pz - rz
+            dd = dx * dx + dy * dy + dz * dz
+            qq = qx * qx + qy * qy + qz * qz
+            reach = a + b
+            # With tolerance >= TOLERANCE_LOW and reach >= REACH_LOW, eps >= 2**-300: a target or
+            # pole hint so close to the root that its square underflows is then surely within it.
+            # All four terms of the sum are >= 0 here, so it bounds dd, qq and the tolerance.
+            total = dd + qq + reach + tolerance
+            fast = (
+                type(total) is float
+                and total < NORM2_HIGH
+                and REACH_LOW < reach < REACH_HIGH
+                and a >= 0.0
+                and b >= 0.0
+                and tolerance >= TOLERANCE_LOW
+            )
+        except Exception:
             pass
+    if not fast:
+        _admit_vectors(root, target, pole_hint)
         return _new_result(
             TwoBoneIKResult,
             solve_scaled(*validated(root, target, pole_hint, upper_length, lower_length, tolerance)),
@@ -245,6 +274,13 @@ def solve_two_bone_ik(
             reachable,
         ),
     )
+
+
+def _admit_vectors(*points: Any) -> None:
+    """Let mathutils.Vector points take the fast path from now on (see _FAST_POINTS)."""
+    vector = getattr(sys.modules.get("mathutils"), "Vector", None)
+    if isinstance(vector, type) and vector not in _FAST_POINTS and any(type(p) is vector for p in points):
+        _FAST_POINTS.add(vector)
 
 
 def _exact_difference(
