@@ -202,7 +202,8 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     if rest_length <= 0.0:
         raise ChainError("Both chain bones have zero length")
     fk_upper = fk.update_fk(chain, "upper", upper_eval.matrix_basis, rest_length)
-    fk_lower = fk.update_fk(chain, "lower", bones_eval[lower_bone.name].matrix_basis, rest_length)
+    lower_eval = bones_eval[lower_bone.name]
+    fk_lower = fk.update_fk(chain, "lower", lower_eval.matrix_basis, rest_length)
     shape = pose.chain_shape(upper_bone, lower_bone, parent_matrix, fk_upper, fk_lower)
     length = shape.upper_length + shape.lower_length
     if not length > 0.0:
@@ -229,7 +230,7 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     elif not status:
         status = _pole_warning(root, target_point, pole_hint, length)
 
-    solved_upper, solved_lower, _ = pose.solve_bases(
+    solved_upper, solved_lower = pose.solve_bases(
         upper_bone, lower_bone, shape, parent_matrix, joint, end_point, normal, fk_upper, fk_lower
     )
     influence = chain.influence
@@ -250,11 +251,11 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     _write(obj, chain, bases, length)
 
     reachable = bool(result.reachable)
-    constrained = _constrained_bone(obj, (upper_bone.name, lower_bone.name))
+    constrained = _constrained_bone(upper_eval, lower_eval)
     if constrained:
         # Other constraints move the bones after us: judge reach by the evaluated pose (it
         # reflects the previous write, so it settles one update later), never a false "reachable".
-        miss = (world @ bones_eval[lower_bone.name].tail - target_matrix.translation).length
+        miss = (world @ lower_eval.tail - target_matrix.translation).length
         if miss > 10 * SOLVER_TOLERANCE * length * max(abs(v) for v in world.to_scale()):
             reachable = False
             status = f"Constraints on '{constrained}' move the chain: its end misses the target"
@@ -276,12 +277,12 @@ def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float
     return POLE_NEAR if distance < POLE_NEAR_LINE * length else ""
 
 
-def _constrained_bone(obj, names) -> str:
-    """Name of the first chain bone carrying an active constraint, or ''."""
-    for name in names:
-        for constraint in obj.pose.bones[name].constraints:
-            if constraint.enabled and constraint.influence > 0.0:
-                return name
+def _constrained_bone(*pose_bones) -> str:
+    """Name of the first of ``pose_bones`` carrying an active constraint, or ''."""
+    for pose_bone in pose_bones:
+        constraints = pose_bone.constraints
+        if len(constraints) and any(c.enabled and c.influence > 0.0 for c in constraints):
+            return pose_bone.name
     return ""
 
 

@@ -164,7 +164,7 @@ def solve_bases(
     normal: Vector,
     fk_upper: Matrix,
     fk_lower: Matrix,
-) -> tuple[Matrix, Matrix, Matrix]:
+) -> tuple[Matrix, Matrix]:
     """The two ``matrix_basis`` values that put the chain on (shape.head, joint, end).
 
     Parameters
@@ -184,10 +184,9 @@ def solve_bases(
 
     Returns
     -------
-    (Matrix, Matrix, Matrix)
-        ``matrix_basis`` for the upper and the lower bone, and the lower bone's resulting pose
-        matrix (the parent matrix of the end bone). ``Bone.convert_local_to_pose`` does the space
-        conversion, so every inherit flag and Local Location setting is honoured.
+    (Matrix, Matrix)
+        ``matrix_basis`` for the upper and the lower bone. ``Bone.convert_local_to_pose`` does the
+        space conversion, so every inherit flag and Local Location setting is honoured.
     """
     root = shape.head
     shape_upper = shape.joint - root
@@ -205,7 +204,7 @@ def solve_bases(
     # The lower bone hangs from the upper bone's new pose matrix, not the stored one.
     upper_pose = to_pose(upper_bone, upper_basis, parent_matrix)
     lower_basis = turned_basis(lower_bone, fk_lower, joint, lower_turn @ shape.lower_matrix, upper_pose)
-    return upper_basis, lower_basis, to_pose(lower_bone, lower_basis, upper_pose)
+    return upper_basis, lower_basis
 
 
 def turned_basis(
