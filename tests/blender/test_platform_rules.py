@@ -299,3 +299,51 @@ def test_manifest_build_leaves_development_folders_out(manifest):
     for folder in sorted(DEV_FOLDERS):
         assert f"/{folder}/" in patterns
     assert {"__pycache__/", ".*", "/pyproject.toml", "/requirements*.txt"} <= patterns
+
+
+# Built-in shaders named the same from 4.2 to 5.2 (C19); the 3D_/2D_ prefixed names are gone.
+PORTABLE_SHADERS = {"UNIFORM_COLOR", "POLYLINE_UNIFORM_COLOR"}
+
+
+def test_gpu_shaders_are_portable_and_built_in_draw_callbacks():
+    """C19: only shader names valid on 4.2-5.2, no bgl, config passed by keyword; C18: gpu.shader
+    is never called at module level (it raises SystemError in background mode)."""
+    compat = next(tree for name, tree in parsed() if name.endswith("compat.py"))
+    constants = {
+        target.id: node.value.value
+        for node in ast.walk(compat)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for target in node.targets
+        if isinstance(target, ast.Name) and isinstance(node.value.value, str)
+    }
+    problems, calls = [], 0
+    for name, tree in parsed():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                modules = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
+                problems += [f"{name}:{node.lineno}: imports bgl" for module in modules if module == "bgl"]
+            if not (isinstance(node, ast.Call) and dotted(node.func).endswith("shader.from_builtin")):
+                continue
+            calls += 1
+            if len(node.args) != 1 or (node.keywords and any(k.arg is None for k in node.keywords)):
+                problems.append(f"{name}:{node.lineno}: from_builtin takes the name only, config by keyword")
+            argument = node.args[0] if node.args else None
+            value = (
+                argument.value
+                if isinstance(argument, ast.Constant)
+                else constants.get(argument.id)
+                if isinstance(argument, ast.Name)
+                else None
+            )
+            if value not in PORTABLE_SHADERS:
+                problems.append(
+                    f"{name}:{node.lineno}: shader {value!r} is not one of {sorted(PORTABLE_SHADERS)}"
+                )
+        for node in tree.body:
+            if any(
+                isinstance(inner, ast.Call) and "gpu.shader" in dotted(inner.func) for inner in ast.walk(node)
+            ) and not isinstance(node, ast.FunctionDef | ast.ClassDef):
+                problems.append(f"{name}:{node.lineno}: gpu.shader called at module level")
+    assert problems == []
+    assert calls, "the overlay's from_builtin call was not found: the scan is broken"
+    assert constants.get("WIDE_LINE_SHADER") in PORTABLE_SHADERS
