@@ -167,12 +167,6 @@ def pose_matrices(obj, upper_name: str, lower_name: str, upper_basis: Matrix, lo
     return upper_matrix, pose.to_pose(lower_bone, lower_basis, upper_matrix)
 
 
-def _rest_length(obj, chain) -> float:
-    bones = obj.data.bones
-    upper, lower = bones[chain.upper_bone], bones[chain.lower_bone]
-    return (lower.head_local - upper.head_local).length + lower.length
-
-
 def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
     """(slot, bone name) of every bone the chain writes: "upper", "lower", and "end" when End
     Rotation is Target. Raises ChainError when the chain's bones are missing."""
@@ -194,7 +188,7 @@ def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
     so for it that is the current pose.
     """
     slots = chain_bone_slots(obj, chain)  # raises ChainError before any bone is looked up
-    length = _rest_length(obj, chain)
+    length = pose.rest_length(*chain_bones(obj, chain))
     bases = []
     for slot, name in slots:
         current = obj.pose.bones[name].matrix_basis

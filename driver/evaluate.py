@@ -198,7 +198,7 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     bones_eval = obj_eval.pose.bones
     upper_eval = bones_eval[upper_bone.name]
     parent_matrix = upper_eval.parent.matrix.copy() if upper_eval.parent else None
-    rest_length = (lower_bone.head_local - upper_bone.head_local).length + lower_bone.length
+    rest_length = pose.rest_length(upper_bone, lower_bone)
     if rest_length <= 0.0:
         raise ChainError("Both chain bones have zero length")
     fk_upper = fk.update_fk(chain, "upper", upper_eval.matrix_basis, rest_length)

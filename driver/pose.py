@@ -113,6 +113,15 @@ class ChainShape(NamedTuple):
     lower_length: float
 
 
+def rest_length(upper_bone, lower_bone) -> float:
+    """The chain's rest length: upper head to lower head, plus the lower bone (armature units).
+
+    The scale of the driver's change tests (FK detection, write skipping), so every caller that
+    tells the driver's writes from the user's must use this same length.
+    """
+    return (lower_bone.head_local - upper_bone.head_local).length + lower_bone.length
+
+
 def chain_rest(upper_bone, lower_bone) -> ChainShape:
     """The chain's rest-pose :class:`ChainShape` (armature-space rest data, no parent pose)."""
     identity = Matrix.Identity(4)
