@@ -50,6 +50,17 @@ def scale_pair(magnitude: float) -> tuple[float, float]:
     return 2.0**-k, 2.0**k
 
 
+def _clamp(a: float, along: float) -> float:
+    """a cos t clamped to [-a, a]: rounding can push cos t past 1 (SPEC D5)."""
+    return a if along > a else -a if along < -a else along
+
+
+def _sides(a: float, b: float, d: float, diff: float) -> tuple[float, float, float]:
+    """(longer bone, shorter bone, d - |a - b|), the last with an exact inner difference (Sterbenz)."""
+    high, low = (a, b) if diff >= 0.0 else (b, a)
+    return high, low, d - (high - low) if d < low else low - (high - d)
+
+
 def triangle(a: float, b: float, d: float, reach: float, diff: float, fold: float) -> tuple[float, float]:
     """(a cos t, a sin t) of the joint for fold <= d <= reach, d > 0 (SPEC D5, D8).
 
@@ -59,18 +70,10 @@ def triangle(a: float, b: float, d: float, reach: float, diff: float, fold: floa
     relative precision next to full extension and full fold.
     """
     half_inverse = 0.5 / d
-    along = (diff * reach + d * d) * half_inverse
-    if along > a:
-        along = a
-    elif along < -a:
-        along = -a
-    if diff >= 0.0:
-        high, low = a, b
-    else:
-        high, low = b, a
+    along = _clamp(a, (diff * reach + d * d) * half_inverse)
+    high, low, fold_gap = _sides(a, b, d, diff)
     # 16 area^2 = (a + b + d)(d + |a - b|)(a + b - d)(d - |a - b|)
     extension_gap = low - (d - high)
-    fold_gap = d - (high - low) if d < low else low - (high - d)
     area16 = ((reach + d) * (d + fold)) * (extension_gap * fold_gap)
     height = sqrt(area16) * half_inverse if area16 > 0.0 else 0.0
     return along, height
@@ -84,16 +87,8 @@ def thin_triangle(
     Only reachable with tolerance < 2**-100 (else d > eps = tolerance * (a + b)), where the scaled
     d * d and area would underflow. ``down``/``up`` are scale_pair(reach).
     """
-    along = 0.5 * (reach * (diff / d) + d)  # |diff| <= d after the clamp
-    if along > a:
-        along = a
-    elif along < -a:
-        along = -a
-    if diff >= 0.0:
-        high, low = a, b
-    else:
-        high, low = b, a
-    fold_gap = d - (high - low) if d < low else low - (high - d)
+    along = _clamp(a, 0.5 * (reach * (diff / d) + d))  # |diff| <= d after the clamp
+    high, low, fold_gap = _sides(a, b, d, diff)
     ratios = (fold_gap / d) * ((d + fold) / d)
     d_s = d * down
     outer = (reach * down + d_s) * (low * down - (d_s - high * down))
