@@ -28,7 +28,7 @@ os.environ.setdefault("XDG_CACHE_HOME", os.path.join(os.environ["BLENDER_USER_RE
 import bpy  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests" / "blender"))
-from blender_rig import enable_extension  # noqa: E402
+from blender_rig import enable_extension, package  # noqa: E402
 
 SIZES = (1, 10, 100, 500)
 
@@ -70,6 +70,7 @@ def build_rigs(count: int, native: bool) -> list[bpy.types.Object]:
             chain = obj.two_bone_ik.chains.add()
             chain.name, chain.upper_bone, chain.lower_bone = "shin", "thigh", "shin"
             chain.target, chain.pole = target, pole
+            package().driver.mechanism.build(obj, obj.two_bone_ik.chains)  # shared bones: made once
     bpy.context.view_layer.update()
     return targets
 

@@ -2,10 +2,11 @@
 """Bake chains to keyframes, so the animation plays without the extension.
 
 A bake runs in two passes. The first steps through the frames, lets the driver solve each one and
-collects the chain bones' ``matrix_basis``; the second writes them as rotation keys and disables the
-chains. Keys are written only at the end because they would change the FK pose of later frames
-(it is read from the very channels being keyed). Cancelling during the first pass leaves the file
-as it was.
+collects the chain's result as channel values (visual.py: the FK pose blended with the solve by the
+evaluated influence); the second writes them as rotation keys and disables the chains, so the
+channels alone show the same pose. Keys are written only at the end because they would change the
+FK pose of later frames (it is read from the very channels being keyed). Cancelling during the
+first pass leaves the file as it was.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import bpy
 from mathutils import Euler, Matrix, Quaternion
 
-from . import compat, evaluate
+from . import compat, evaluate, mechanism, visual
 from .chains import chain_bone_slots, find_chain
 from .evaluate import ChainError, solved
 
@@ -178,6 +179,7 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
         try:
             bones += [bone for _, bone in chain_bone_slots(obj, chain)]
             upper_bone, _ = evaluate.chain_bones(obj, chain)
+            mechanism.mechanism_bones(obj, chain)
             # The driver's checks of the target and pole (the armature itself without a bone, a
             # missing bone, a cycle): a chain failing them would key its unsolved pose.
             for which in ("target", "pole"):
@@ -252,9 +254,10 @@ class BakeJob:
                     raise BakeError(f"The chain '{chain_name}' is gone")
                 if not solved(chain.status):
                     raise BakeError(f"Chain '{chain_name}' does not solve at frame {frame}: {chain.status}")
-            bones = obj.pose.bones
-            for name in self.bone_names:
-                self.samples[name].append(bones[name].matrix_basis.copy())
+            depsgraph = context.evaluated_depsgraph_get()
+            for chain_name in self.chain_names:
+                for name, basis in visual.result_bases(obj, find_chain(obj, chain_name), depsgraph):
+                    self.samples[name].append(basis)
         return self.done >= len(self.frames)
 
     def finish(self, context) -> int:

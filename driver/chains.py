@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix, Vector
 
-from . import evaluate, fk, pose
+from . import evaluate, mechanism, pose
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .evaluate import (
     ChainError,
@@ -180,20 +180,12 @@ def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
 
 
 def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
-    """(slot, bone name, FK ``matrix_basis``) of each bone the chain writes (:func:`chain_bone_slots`):
-    the pose its solve blends from. Raises ChainError when the chain's bones are missing.
-
-    For an enabled chain that is the driver's rule: the stored FK pose, unless the user or the
-    animation changed the bone since the driver's last write. A disabled chain shows its FK pose,
-    so for it that is the current pose.
-    """
-    slots = chain_bone_slots(obj, chain)  # raises ChainError before any bone is looked up
-    length = pose.rest_length(*chain_bones(obj, chain))
-    bases = []
-    for slot, name in slots:
-        current = obj.pose.bones[name].matrix_basis
-        bases.append((slot, name, fk.fk_for(chain, slot, current, length) if chain.enabled else current))
-    return bases
+    """(slot, bone name, FK ``matrix_basis``) of each bone the chain moves (:func:`chain_bone_slots`):
+    the bones' own channels, which the chain never writes. Raises ChainError when the chain's bones
+    are missing."""
+    return [
+        (slot, name, obj.pose.bones[name].matrix_basis.copy()) for slot, name in chain_bone_slots(obj, chain)
+    ]
 
 
 def source_matrix(obj, chain, depsgraph, which: str) -> Matrix | None:
@@ -211,7 +203,9 @@ def constrained_bones(obj, chain) -> list[str]:
     names = []
     for name in (chain.upper_bone, chain.lower_bone):
         pose_bone = obj.pose.bones.get(name)
-        if pose_bone is not None and any(c.enabled and c.influence > 0.0 for c in pose_bone.constraints):
+        if pose_bone is not None and any(
+            c.enabled and c.influence > 0.0 and c.name != mechanism.CONSTRAINT for c in pose_bone.constraints
+        ):
             names.append(name)
     return names
 
@@ -220,9 +214,10 @@ def add_chain(context, obj, lower_name: str):
     """Add a chain on ``lower_name`` and its parent, with a target at the lower tail and a pole on
     the bend side of the joint, so the first solve reproduces the current pose.
 
-    Returns the new chain. Raises ValueError (naming the bone) when the bone cannot carry a chain:
-    it is missing, has no parent, or it or its parent is already a bone of another chain
-    (:func:`chains_sharing_bones`).
+    Returns the new chain, with its mechanism built (mechanism.py). Raises ValueError (naming the
+    bone) when the bone cannot carry a chain: it is missing, has no parent, or it or its parent is
+    already a bone of another chain (:func:`chains_sharing_bones`); and MechanismError (a
+    ValueError) when the armature cannot take the mechanism's bones. Nothing is created then.
     """
     lower_bone = obj.data.bones.get(lower_name)
     if lower_bone is None:
@@ -234,6 +229,9 @@ def add_chain(context, obj, lower_name: str):
     if shared:
         other, bone = shared[0]
         raise ValueError(f"lower_name: bone '{bone}' is already a bone of chain '{other}'")
+    reason = mechanism.can_add_bones(obj)
+    if reason:
+        raise mechanism.MechanismError(reason)
     context.view_layer.update()  # the pose matrices must be current before they are read
     root, joint, end, side = current_pole_side(obj, upper_name, lower_name)
     length = (joint - root).length + (end - joint).length
@@ -258,6 +256,7 @@ def add_chain(context, obj, lower_name: str):
     chain.target, chain.pole = target, pole
     obj.two_bone_ik.active_chain_index = len(chains) - 1
     chain_bones(obj, chain)  # validates the pair
+    mechanism.build(obj, [chain])
     return chain
 
 
@@ -273,8 +272,9 @@ def _used_elsewhere(empty, obj, index: int) -> bool:
     return False
 
 
-def remove_chain(obj, index: int, *, delete_empties: bool = False, restore_fk: bool = False) -> list[str]:
-    """Remove chain ``index`` of ``obj``.
+def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
+    """Remove chain ``index`` of ``obj`` and its mechanism; the bones show the animator's pose (their
+    channels were never written).
 
     Parameters
     ----------
@@ -284,9 +284,6 @@ def remove_chain(obj, index: int, *, delete_empties: bool = False, restore_fk: b
         Index of the chain in ``obj.two_bone_ik.chains``.
     delete_empties : bool
         Also delete the chain's target and pole when they are empties no other chain uses.
-    restore_fk : bool
-        Put the bones back in the FK pose the chain blended from (:func:`fk_bases`); otherwise the
-        last solved pose stays, as FK.
 
     Returns
     -------
@@ -295,13 +292,8 @@ def remove_chain(obj, index: int, *, delete_empties: bool = False, restore_fk: b
         or not an empty).
     """
     chain = obj.two_bone_ik.chains[index]
-    if restore_fk:
-        try:
-            bases = fk_bases(obj, chain)
-        except ChainError:
-            bases = []  # the chain's bones are gone: nothing to restore
-        for _, name, basis in bases:
-            obj.pose.bones[name].matrix_basis = basis
+    mechanism.remove(obj, chain)
+    chain = obj.two_bone_ik.chains[index]  # Edit Mode may have freed the Python reference
     kept, doomed = [], []
     if delete_empties:
         for empty in (chain.target, chain.pole):

@@ -12,7 +12,8 @@ import math
 from mathutils import Matrix, Vector
 
 from ..solver import solve_two_bone_ik
-from . import fk, pose
+from . import mechanism, pose
+from .bones import ChainError, chain_bones, end_bone
 
 # Blender stores bones and matrices in float32 (SPEC D2).
 SOLVER_TOLERANCE = 1e-6
@@ -27,38 +28,9 @@ POLE_NEAR = "Pole is nearly on the root-target line: the bend is unstable"
 WARNING_PREFIXES = ("No pole", "Pole is on", "Pole is nearly", "Constraints on")
 
 
-class ChainError(Exception):
-    """A chain that cannot be solved now; the message is the status shown to the user."""
-
-
 def solved(status: str) -> bool:
     """Whether a chain with this ``status`` solved: no status, or only a warning."""
     return not status or status.startswith(WARNING_PREFIXES)
-
-
-def chain_bones(obj, chain):
-    """The chain's (upper, lower) ``bpy.types.Bone`` on the original armature, or ChainError."""
-    bones = obj.data.bones
-    upper, lower = bones.get(chain.upper_bone), bones.get(chain.lower_bone)
-    if upper is None or lower is None:
-        for name, label in ((chain.upper_bone, "upper"), (chain.lower_bone, "lower")):
-            if not name:
-                raise ChainError(f"Set the chain's {label} bone")
-            if bones.get(name) is None:
-                raise ChainError(f"Bone '{name}' not found in '{obj.data.name}'")
-    if lower.parent is None or lower.parent.name != upper.name:
-        raise ChainError(f"Bone '{lower.name}' is not a child of '{upper.name}'")
-    return upper, lower
-
-
-def end_bone(chain, lower_bone):
-    """The bone End Rotation applies to: ``chain.end_bone`` or the lower bone's first child; or None."""
-    if chain.end_bone:
-        child = lower_bone.children.get(chain.end_bone)
-        if child is None:
-            raise ChainError(f"End bone '{chain.end_bone}' is not a child of '{lower_bone.name}'")
-        return child
-    return lower_bone.children[0] if len(lower_bone.children) else None
 
 
 def driven_bones(upper_bone) -> set[str]:
@@ -177,17 +149,26 @@ def _finite(*vectors) -> bool:
 
 
 def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
-    """Solve and write one chain; returns (status, reachable, too_close). Raises ChainError."""
+    """Solve one chain and write its pose into its mechanism bones; returns (status, reachable,
+    too_close). Raises ChainError.
+
+    The FK pose is the chain bones' own channels as Blender evaluated them (keys, drivers, typed
+    values); the solve keeps their location and scale. Influence and Enabled are applied by Blender,
+    through the mechanism's constraints, so they play no part here.
+    """
     upper_bone, lower_bone = chain_bones(obj, chain)
+    mechanism_upper, mechanism_lower = mechanism.mechanism_bones(obj, chain)
     target_matrix = source_matrix(obj, chain, depsgraph, "target", upper_bone)
     if target_matrix is None:
         raise ChainError("Set a target object")
     pole_matrix = source_matrix(obj, chain, depsgraph, "pole", upper_bone)
-    end = None
     if chain.end_rotation == "TARGET":
-        end = end_bone(chain, lower_bone)
-        if end is None:
+        if end_bone(chain, lower_bone) is None:
             raise ChainError(f"End Rotation is Target, but '{lower_bone.name}' has no child bone to turn")
+        if not abs(target_matrix.to_3x3().determinant()) > 0.0:  # False for NaN too
+            raise ChainError("Target has a zero or non-finite scale or rotation: keeping the last pose")
+    if not math.isfinite(chain.influence):
+        raise ChainError("Influence is not a number: set it between 0 and 1")
 
     obj_eval = obj.evaluated_get(depsgraph)
     world = obj_eval.matrix_world
@@ -197,13 +178,9 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     target_point = to_armature @ target_matrix.translation
     bones_eval = obj_eval.pose.bones
     upper_eval = bones_eval[upper_bone.name]
-    parent_matrix = upper_eval.parent.matrix.copy() if upper_eval.parent else None
-    rest_length = pose.rest_length(upper_bone, lower_bone)
-    if rest_length <= 0.0:
-        raise ChainError("Both chain bones have zero length")
-    fk_upper = fk.update_fk(chain, "upper", upper_eval.matrix_basis, rest_length)
     lower_eval = bones_eval[lower_bone.name]
-    fk_lower = fk.update_fk(chain, "lower", lower_eval.matrix_basis, rest_length)
+    parent_matrix = upper_eval.parent.matrix.copy() if upper_eval.parent else None
+    fk_upper, fk_lower = upper_eval.matrix_basis, lower_eval.matrix_basis
     shape = pose.chain_shape(upper_bone, lower_bone, parent_matrix, fk_upper, fk_lower)
     length = shape.upper_length + shape.lower_length
     if not length > 0.0:
@@ -233,27 +210,12 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     solved_upper, solved_lower = pose.solve_bases(
         upper_bone, lower_bone, shape, parent_matrix, joint, end_point, normal, fk_upper, fk_lower
     )
-    influence = chain.influence
-    if not math.isfinite(influence):
-        raise ChainError("Influence is not a number: set it between 0 and 1")
-    new_upper = pose.blend(fk_upper, solved_upper, influence)
-    new_lower = pose.blend(fk_lower, solved_lower, influence)
-    bases = [("upper", upper_bone.name, new_upper), ("lower", lower_bone.name, new_lower)]
-    if end is not None:
-        orientation = (to_armature.to_3x3() @ target_matrix.to_3x3()).normalized()
-        if not abs(orientation.determinant()) > 1e-6:  # False for NaN too
-            raise ChainError("Target has a zero or non-finite scale or rotation: keeping the last pose")
-        upper_pose = pose.to_pose(upper_bone, new_upper, parent_matrix)
-        lower_pose = pose.to_pose(lower_bone, new_lower, upper_pose)
-        fk_end = fk.update_fk(chain, "end", bones_eval[end.name].matrix_basis, rest_length)
-        solved_end = pose.turned_basis(end, fk_end, end_point, orientation, lower_pose)
-        bases.append(("end", end.name, pose.blend(fk_end, solved_end, influence)))
-    _write(obj, chain, bases, length)
+    _write(obj, ((mechanism_upper, solved_upper), (mechanism_lower, solved_lower)), length)
 
     reachable = bool(result.reachable)
     constrained = _constrained_bone(upper_eval, lower_eval)
-    if constrained:
-        # Other constraints move the bones after us: judge reach by the evaluated pose (it
+    if constrained and chain.enabled and chain.influence >= 1.0:
+        # Other constraints move the bones after ours: judge reach by the evaluated pose (it
         # reflects the previous write, so it settles one update later), never a false "reachable".
         miss = (world @ lower_eval.tail - target_matrix.translation).length
         if miss > 10 * SOLVER_TOLERANCE * length * max(abs(v) for v in world.to_scale()):
@@ -278,26 +240,25 @@ def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float
 
 
 def _constrained_bone(*pose_bones) -> str:
-    """Name of the first of ``pose_bones`` carrying an active constraint, or ''."""
+    """Name of the first of ``pose_bones`` carrying an active constraint other than the chain's own
+    (mechanism.py names them), or ''."""
     for pose_bone in pose_bones:
         constraints = pose_bone.constraints
-        if len(constraints) and any(c.enabled and c.influence > 0.0 for c in constraints):
+        if len(constraints) > 1 and any(
+            c.enabled and c.influence > 0.0 and c.name != mechanism.CONSTRAINT for c in constraints
+        ):
             return pose_bone.name
     return ""
 
 
-def _write(obj, chain, bases, length: float) -> None:
-    """Write each (slot, bone, basis) whose basis changed beyond float32 noise."""
+def _write(obj, bases, length: float) -> None:
+    """Write each (mechanism bone, basis) whose basis changed beyond float32 noise: every write
+    makes Blender evaluate the armature again."""
     pose_bones = obj.pose.bones
-    written = {}
-    for slot, name, basis in bases:
+    for name, basis in bases:
         pose_bone = pose_bones[name]
-        if fk.differs(basis, pose_bone.matrix_basis, length):
+        if pose.differs(basis, pose_bone.matrix_basis, length):
             pose_bone.matrix_basis = basis
-            # Remember what Blender kept (float32 channels), to tell our writes from the user's.
-            written[slot] = pose_bone.matrix_basis
-    if written:
-        fk.store(chain, written=written)
 
 
 def _unchanged(obj, chain, updated: set[int]) -> bool:
@@ -308,16 +269,14 @@ def _unchanged(obj, chain, updated: set[int]) -> bool:
 
 
 def _shared_bones(chains) -> dict[int, tuple[str, str]]:
-    """Chains that write a bone an earlier enabled chain writes: {index: (bone, earlier chain's name)}.
+    """Chains on a bone an earlier chain uses: {index: (bone, earlier chain's name)}.
 
-    Two chains writing one bone would overwrite each other (the last write wins, in list order),
-    so only the first one solves.
+    The mechanism of a bone belongs to the first chain using it (mechanism.owns_bones): two chains
+    on one bone would fight over it, so only the first one solves, enabled or not.
     """
     owners: dict[str, str] = {}
     shared = {}
     for index, chain in enumerate(chains):
-        if not chain.enabled:
-            continue
         bones = (chain.upper_bone, chain.lower_bone)
         clash = next((bone for bone in bones if bone in owners), None)
         if clash is not None:

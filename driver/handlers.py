@@ -8,6 +8,7 @@ from collections.abc import Callable
 import bpy
 from bpy.app.handlers import persistent
 
+from . import mechanism, upgrade
 from .evaluate import evaluate_armature
 
 
@@ -60,9 +61,24 @@ def two_bone_ik_frame_change_post(scene, depsgraph=None) -> None:
     evaluate_scene(scene, depsgraph)
 
 
+def _upgrade_file() -> None:
+    """Upgrade every local armature whose chains were saved by 0.1.0 (upgrade.py); one that cannot
+    take its mechanism keeps its chains, whose status says what to run."""
+    for obj in bpy.data.objects:
+        if obj.type != "ARMATURE" or obj.library is not None or obj.pose is None:
+            continue
+        try:
+            upgraded = upgrade.upgrade(obj)
+        except mechanism.MechanismError as error:
+            print(f"Two-Bone IK: '{obj.name}' keeps 0.1.0 chains without a mechanism: {error}")
+            continue
+        if upgraded:
+            print(f"Two-Bone IK: upgraded the 0.1.0 chains {', '.join(upgraded)} of '{obj.name}'")
+
+
 @persistent
 def two_bone_ik_load_post(*_args) -> None:
-    """Solve the opened file's scene once.
+    """Upgrade chains saved by 0.1.0, then solve the opened file's scene once.
 
     Loading fires no depsgraph update, so a file whose pose is stale (saved with the extension
     disabled, or a library that changed since) would otherwise show that pose until the next edit.
@@ -71,6 +87,7 @@ def two_bone_ik_load_post(*_args) -> None:
         context = bpy.context
         if context.scene is None or context.view_layer is None:
             return
+        _upgrade_file()
         evaluate_scene(context.scene, context.evaluated_depsgraph_get())
     except Exception as error:  # never let an exception escape a handler
         print(f"Two-Bone IK: {error!r}")

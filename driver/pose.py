@@ -15,6 +15,23 @@ from mathutils import Matrix, Quaternion, Vector
 
 # Relative size under which a cross product counts as parallel (float32 bone data).
 PARALLEL = 1e-6
+# Changes below these are float32 noise: skipping them keeps the handler from feeding itself.
+# Rotation entries of matrix_basis are unitless; location entries scale with the chain.
+ROTATION_EPSILON = 2e-6
+LOCATION_EPSILON = 2e-6  # x chain length
+
+
+def differs(first: Matrix, second: Matrix, length: float) -> bool:
+    """True when two ``matrix_basis`` values differ by more than float32 noise.
+
+    ``length`` is the chain's length (armature units), the scale of the location entries.
+    """
+    difference = first - second
+    first_row, second_row, third_row, _ = difference  # type: ignore[misc]  # a Matrix iterates by rows
+    # A row's length bounds each of its entries: cheaper than visiting the nine entries.
+    if max(first_row.xyz.length, second_row.xyz.length, third_row.xyz.length) > ROTATION_EPSILON:
+        return True
+    return difference.translation.length > LOCATION_EPSILON * length
 
 
 def _orthonormal(vector: Vector, axis: Vector) -> Vector:
@@ -111,15 +128,6 @@ class ChainShape(NamedTuple):
     pole_side: Vector
     upper_length: float
     lower_length: float
-
-
-def rest_length(upper_bone, lower_bone) -> float:
-    """The chain's rest length: upper head to lower head, plus the lower bone (armature units).
-
-    The scale of the driver's change tests (FK detection, write skipping), so every caller that
-    tells the driver's writes from the user's must use this same length.
-    """
-    return (lower_bone.head_local - upper_bone.head_local).length + lower_bone.length
 
 
 def chain_rest(upper_bone, lower_bone) -> ChainShape:

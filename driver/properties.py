@@ -15,7 +15,7 @@ from bpy.props import (
     StringProperty,
 )
 
-from . import readout
+from . import mechanism, readout
 from .compat import register_classes_factory
 
 # Chains must survive library overrides of the rig (the collection accepts inserted items).
@@ -27,10 +27,19 @@ def _resolve(self, context) -> None:
     self.id_data.update_tag()
 
 
+def _sync(self, context) -> None:
+    """Keep the chain's constraints and drivers in step with the setting, then re-solve."""
+    obj = self.id_data
+    if obj.library is None and obj.pose is not None:
+        mechanism.sync(obj, self)
+    obj.update_tag()
+
+
 class TwoBoneIKChain(bpy.types.PropertyGroup):
     """One two-bone chain: its bones, target, pole and the outputs of its last solve."""
 
-    # `name` comes from PropertyGroup.
+    # Redefined from PropertyGroup's to re-point the influence drivers, which read the chain by name.
+    name: StringProperty(name="Name", description="Name of the chain", update=_sync, override=OVERRIDABLE)
     enabled: BoolProperty(
         name="Enabled",
         description="Solve this chain on every update",
@@ -54,13 +63,13 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         name="Target",
         description="Object whose origin the chain's end reaches for",
         type=bpy.types.Object,
-        update=_resolve,
+        update=_sync,
         override=OVERRIDABLE,
     )
     target_bone: StringProperty(
         name="Target Bone",
         description="When the target is an armature: the bone whose head the end reaches for",
-        update=_resolve,
+        update=_sync,
         override=OVERRIDABLE,
     )
     pole: PointerProperty(
@@ -81,17 +90,17 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         name="End Rotation",
         description="Rotation of the end bone (the lower bone's child: foot, hand)",
         items=(
-            ("FK", "FK", "The end bone keeps its own (FK or animated) rotation"),
-            ("TARGET", "Target", "The end bone matches the target's world rotation"),
+            ("FK", "FK", "The end bone keeps its own (FK or animated) rotation", 0),
+            ("TARGET", "Target", "The end bone matches the target's world rotation", 1),
         ),
         default="FK",
-        update=_resolve,
+        update=_sync,
         override=OVERRIDABLE,
     )
     end_bone: StringProperty(
         name="End Bone",
         description="Child of the lower bone that End Rotation applies to (empty: its first child)",
-        update=_resolve,
+        update=_sync,
         override=OVERRIDABLE,
     )
     influence: FloatProperty(
@@ -107,6 +116,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
 
     # Outputs of the last solve, read-only. Joint, end and shortfall are read live from the pose
     # (no write per update, and constraints after the chain are included); the rest is written.
+    # The solved pose itself lives in the chain's mechanism (mechanism.py), never in the channels.
     reachable: BoolProperty(name="Reachable", description="The target was within the chain's reach")
     too_close: BoolProperty(
         name="Too Close",
@@ -136,19 +146,6 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         get=lambda chain: readout.end(chain),
     )
     status: StringProperty(name="Status", description="Empty when the chain solved cleanly, else what to fix")
-
-    # The FK pose the solve blends from and the pose last written, as flat 4x4 matrix_basis values
-    # (see fk.py): when a bone's matrix_basis differs from what the driver wrote, the user or the
-    # animation set it, and that becomes the new FK pose.
-    fk_upper: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
-    fk_lower: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
-    written_upper: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
-    written_lower: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
-    fk_end: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
-    written_end: FloatVectorProperty(size=16, options={"HIDDEN"}, override=OVERRIDABLE)
-    has_written: BoolProperty(options={"HIDDEN"}, override=OVERRIDABLE)
-    has_written_end: BoolProperty(options={"HIDDEN"}, override=OVERRIDABLE)
-    fk_serial: IntProperty(options={"HIDDEN"}, override=OVERRIDABLE)
 
 
 class TwoBoneIKSettings(bpy.types.PropertyGroup):

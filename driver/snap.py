@@ -7,8 +7,8 @@ import math
 
 from mathutils import Matrix
 
-from . import evaluate, fk, pose
-from .chains import chain_bone_slots, current_pole_side, fk_bases, pole_point, pose_matrices, solved
+from . import evaluate, pose, visual
+from .chains import current_pole_side, fk_bases, pole_point, pose_matrices, solved
 from .evaluate import ChainError, chain_bones, evaluate_chain
 
 
@@ -88,10 +88,9 @@ def _place(chain, which: str, point, rotation: Matrix | None = None) -> None:
 def snap_ik_to_fk(context, obj, chain) -> None:
     """Move the chain's target to the FK tip and its pole into the FK bend plane.
 
-    After this, solving the chain reproduces its FK pose (:func:`chains.fk_bases`), so turning the
+    After this, solving the chain reproduces its FK pose (the bones' channels), so turning the
     chain on or its influence up changes nothing. With End Rotation set to Target, the target also
-    turns to the end bone's FK rotation. The FK pose is stored as the chain's FK, so a disabled
-    chain blends from what it shows once enabled.
+    turns to the end bone's FK rotation.
 
     Nothing moves when the chain cannot be snapped (:func:`check_sources`).
 
@@ -121,7 +120,6 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     _place(chain, "target", world @ end, rotation)
     if chain.pole is not None:
         _place(chain, "pole", world @ pole)
-    fk.store(chain, fk={slot: basis for slot, _, basis in bases})
 
 
 def snap_fk_to_ik(context, obj, chain) -> None:
@@ -133,16 +131,13 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     ChainError
         With the chain's status when it cannot be solved now.
     """
-    slots = chain_bone_slots(obj, chain)
     if chain.target is None:
         raise ChainError("Set a target object")
+    # Solved here, not by the handler: a disabled chain is snapped too, from this frame's inputs.
+    evaluate_chain(obj, chain, context.evaluated_depsgraph_get())
+    context.view_layer.update()  # the mechanism bones' new pose reaches the evaluated armature
     depsgraph = context.evaluated_depsgraph_get()
-    influence = chain.influence
-    chain.influence = 1.0
-    try:
-        evaluate_chain(obj, chain, depsgraph)
-    finally:
-        chain.influence = influence
     if not solved(chain.status):
         raise ChainError(chain.status)
-    fk.store(chain, fk={slot: obj.pose.bones[name].matrix_basis for slot, name in slots})
+    for name, basis in visual.result_bases(obj, chain, depsgraph, influence=1.0):
+        obj.pose.bones[name].matrix_basis = basis

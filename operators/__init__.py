@@ -4,7 +4,9 @@
 from .. import cli
 from ..driver.compat import register_classes_factory
 from .add import POSE_OT_two_bone_ik_add
+from .apply import POSE_OT_two_bone_ik_apply
 from .bake import POSE_OT_two_bone_ik_bake
+from .mechanism import POSE_OT_two_bone_ik_update_mechanism
 from .remove import POSE_OT_two_bone_ik_remove
 from .select import POSE_OT_two_bone_ik_select_pole, POSE_OT_two_bone_ik_select_target
 from .snap import POSE_OT_two_bone_ik_snap_fk_to_ik, POSE_OT_two_bone_ik_snap_ik_to_fk
@@ -12,6 +14,8 @@ from .snap import POSE_OT_two_bone_ik_snap_fk_to_ik, POSE_OT_two_bone_ik_snap_ik
 classes = (
     POSE_OT_two_bone_ik_add,
     POSE_OT_two_bone_ik_remove,
+    POSE_OT_two_bone_ik_apply,
+    POSE_OT_two_bone_ik_update_mechanism,
     POSE_OT_two_bone_ik_bake,
     POSE_OT_two_bone_ik_snap_ik_to_fk,
     POSE_OT_two_bone_ik_snap_fk_to_ik,

@@ -4,13 +4,13 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..driver.chains import chain_bone_slots, remove_chain
-from ..driver.evaluate import ChainError
+from ..driver.chains import remove_chain
+from ..driver.mechanism import MechanismError
 from .common import ChainOperator
 
 
 class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
-    """Remove the two-bone IK chain; the bones keep their last solved pose unless the FK pose is restored"""
+    """Remove the two-bone IK chain and its constraints: the bones show their own (FK) pose again"""
 
     bl_idname = "pose.two_bone_ik_remove"
     bl_label = "Remove Two-Bone IK Chain"
@@ -21,12 +21,6 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
         description="Also delete the chain's target and pole empties when no other chain uses them",
         default=False,
     )
-    restore_fk: BoolProperty(
-        name="Restore FK Pose",
-        description="Put the bones back in the FK pose the chain blended from, "
-        "instead of keeping the solved pose",
-        default=False,
-    )
 
     def execute(self, context):
         obj, chain = self.armature_and_chain(context)
@@ -34,12 +28,11 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
             return {"CANCELLED"}
         name = chain.name
         index = list(obj.two_bone_ik.chains).index(chain)
-        if self.restore_fk:
-            try:
-                chain_bone_slots(obj, chain)
-            except ChainError as error:  # a broken chain is still removed: there is just no pose to restore
-                self.report({"WARNING"}, f"Chain '{name}': {error}: no FK pose to restore")
-        kept = remove_chain(obj, index, delete_empties=self.delete_empties, restore_fk=self.restore_fk)
+        try:
+            kept = remove_chain(obj, index, delete_empties=self.delete_empties)
+        except MechanismError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
         if kept:
             self.report({"WARNING"}, f"Kept {', '.join(kept)}: used by another chain or not an empty")
         self.report({"INFO"}, f"Removed chain '{name}'")

@@ -76,12 +76,20 @@ def make_leg(
 
 
 def add_chain(obj, target, pole, upper="thigh", lower="shin"):
-    """Add a chain straight to the data (not via the operator)."""
+    """Add a chain through the collection API, then build its mechanism as the README tells a script
+    to (Update Mechanism); returns the chain."""
     chain = obj.two_bone_ik.chains.add()
     chain.name = lower
     chain.upper_bone, chain.lower_bone = upper, lower
     chain.target, chain.pole = target, pole
-    return chain
+    update_mechanism(obj)
+    return obj.two_bone_ik.chains[-1]  # Edit Mode (bones are added) may free the old reference
+
+
+def update_mechanism(obj) -> None:
+    """Run pose.two_bone_ik_update_mechanism on armature ``obj`` (any mode but Edit)."""
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
 
 
 def world_tail(obj, bone: str) -> Vector:
@@ -184,11 +192,17 @@ def expected_world(obj, target_world, pole_world, upper: str = "thigh", lower: s
     return world @ Vector(result.joint), world @ Vector(result.end), result.reachable
 
 
-def pose_snapshot(obj) -> list[tuple]:
-    """Every pose bone's matrix_basis as plain floats (compare bit for bit)."""
+def user_bones(obj) -> list:
+    """The pose bones of the animator's rig: every pose bone but the chains' mechanism bones
+    ("MCH-IK-<bone>", which the driver writes and the chain bones' constraints copy)."""
+    return [pose_bone for pose_bone in obj.pose.bones if not pose_bone.name.startswith("MCH-IK-")]
+
+
+def pose_snapshot(obj, bones=None) -> list[tuple]:
+    """Every pose bone's (or only ``bones``') matrix_basis as plain floats (compare bit for bit)."""
     return [
         (pose_bone.name, tuple(v for row in pose_bone.matrix_basis for v in row))
-        for pose_bone in obj.pose.bones
+        for pose_bone in (obj.pose.bones if bones is None else bones)
     ]
 
 

@@ -5,7 +5,7 @@ import math
 
 import bpy
 import pytest
-from blender_rig import add_chain, assert_close, make_empty, make_leg, world_tail
+from blender_rig import add_chain, assert_close, make_empty, make_leg, update_mechanism, world_tail
 from mathutils import Vector
 
 from solver import solve_two_bone_ik
@@ -66,7 +66,8 @@ def test_vertex_parent_on_a_mesh_the_chain_deforms_is_a_cycle(scene):
 
 
 def test_chains_sharing_a_bone_solve_only_the_first(scene):
-    """Two chains writing the same bone: the first solves, the later one says so and writes nothing."""
+    """Two chains on the same bone: the first solves, the later one says so and writes nothing until
+    the first is removed."""
     obj = make_leg(thigh=THIGH, shin=SHIN)
     with bpy.context.temp_override(active_object=obj, object=obj):
         bpy.ops.object.mode_set(mode="EDIT")
@@ -86,9 +87,17 @@ def test_chains_sharing_a_bone_solve_only_the_first(scene):
     assert "is also driven by chain" in foot_chain.status and "'shin'" in foot_chain.status
     assert not foot_chain.reachable
     assert_close(world_tail(obj, "shin"), (1.2, 0, 0.5), 2e-5)
+    # The mechanism of a bone belongs to the first chain using it, enabled or not (as a bone's
+    # constraint belongs to its stack): disabling that chain does not hand the bone over; removing
+    # it and updating the mechanism does.
     leg.enabled = False
     bpy.context.view_layer.update()
-    assert foot_chain.status in ("", "No pole: the joint bends as in the rest pose")
+    assert "is also driven by chain" in foot_chain.status
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_remove(chain="shin") == {"FINISHED"}
+    update_mechanism(obj)
+    bpy.context.view_layer.update()
+    assert obj.two_bone_ik.chains[0].status == "No pole: the joint bends as in the rest pose"
 
 
 def test_nan_influence_is_a_status_and_keeps_the_pose(scene):

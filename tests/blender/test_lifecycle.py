@@ -29,6 +29,7 @@ from blender_rig import (
     pose_snapshot,
     set_mode,
     setup_marker_render,
+    user_bones,
     world_tail,
 )
 from mathutils import Euler, Vector
@@ -380,13 +381,20 @@ def test_driver_never_changes_keyframes_on_chain_bones(scene, tmp_path):
 
 
 def test_one_target_move_writes_once(scene):
-    """C03: one target edit causes one handler call and one pose write; unchanged updates write nothing."""
-    # A "write" is a handler call after which the armature's matrix_basis (or a chain property) differs.
+    """C03: one target edit causes one handler call and one pose write (the mechanism bones), and no
+    chain property write: the target stays reachable, so reachable and status keep their values (the
+    FK bookkeeping the old driver rewrote is gone). The user's channels are never written; unchanged
+    updates write nothing."""
+    # A "write" is a handler call after which the armature's matrix_basis (mechanism bones included)
+    # or a chain property differs.
     obj = make_leg()
     target = make_empty("Target", (0.4, 0.1, 0.3))
     add_chain(obj, target, make_empty("Pole", POLE))
     bystander = make_empty("Bystander", (5, 5, 5))
     bpy.context.view_layer.update()
+    channels = pose_snapshot(obj, user_bones(obj))
+    solved = chain_snapshot(obj)
+    assert solved[0]["status"] == "" and solved[0]["reachable"]
     with UpdateProbe("Leg") as probe:
         target.location = (0.1, 0.2, 0.5)
         bpy.context.view_layer.update()
@@ -403,14 +411,20 @@ def test_one_target_move_writes_once(scene):
             bpy.context.view_layer.update()
             scene.frame_set(scene.frame_current + 1)
         assert probe.calls == {"depsgraph_update_post": 4, "frame_change_post": 3}
-        assert (probe.pose_writes, probe.chain_writes) == (1, 1)
+        assert (probe.pose_writes, probe.chain_writes) == (1, 0)
         assert probe.max_depth == 1  # no handler call nested in another
         assert (pose_snapshot(obj), chain_snapshot(obj)) == written
+    assert pose_snapshot(obj, user_bones(obj)) == channels
+
+
+RIGHT_TARGET, RIGHT_POLE = (0.7, 0.2, 0.3), (0.5, 1.0, 0.5)
 
 
 def save_rig_library(path) -> None:
-    """A library file: collection "Rig" holding armature "Leg" (thigh/shin with a chain, and an unchained
-    thigh.R/shin.R), its animated target and pole."""
+    """A library file: collection "Rig" holding armature "Leg" with two chains built there, mechanism
+    included (an override cannot add bones): "shin" on thigh/shin with its animated "Target" and
+    "Pole", and "shin.R" on thigh.R/shin.R with a still "Right Target" and "Right Pole"; and an
+    unchained upper_arm/forearm."""
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     collection = bpy.data.collections.new("Rig")
@@ -422,13 +436,18 @@ def save_rig_library(path) -> None:
             ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
             ("thigh.R", (0.5, 0, 1), (0.5, 0.05, 0.5), None, False),
             ("shin.R", (0.5, 0.05, 0.5), (0.5, 0, 0), "thigh.R", True),
+            ("upper_arm", (1, 0, 1), (1, 0.05, 0.5), None, False),
+            ("forearm", (1, 0.05, 0.5), (1, 0, 0), "upper_arm", True),
         ],
     )
     target = make_empty("Target", (TARGET_X[1], *TARGET_YZ))
     pole = make_empty("Pole", POLE)
     key_target(target)
     add_chain(obj, target, pole)
-    for member in (obj, target, pole):
+    right_target = make_empty("Right Target", RIGHT_TARGET)
+    right_pole = make_empty("Right Pole", RIGHT_POLE)
+    add_chain(obj, right_target, right_pole, "thigh.R", "shin.R")
+    for member in (obj, target, pole, right_target, right_pole):
         scene.collection.objects.unlink(member)
         collection.objects.link(member)
     scene.frame_set(1)
@@ -476,8 +495,10 @@ def overridden_leg():
 
 
 def test_overridden_rig_solves_and_survives_reopen(scene, tmp_path):
-    """C14: a library override's chains solve, a chain added on the override too; both survive save and
-    reopen."""
+    """C14: the chains of a library override solve, an edit of an overridden target too, and both
+    survive save and reopen. The chains and their mechanism are built in the library file, the
+    supported way: an override cannot add the mechanism's bones, so Add refuses there and adds
+    nothing."""
     save_rig_library(tmp_path / "rig.blend")
     collection = link_rig(tmp_path / "rig.blend")
     scene = bpy.context.scene
@@ -486,19 +507,30 @@ def test_overridden_rig_solves_and_survives_reopen(scene, tmp_path):
     scene.collection.objects.link(instance)
     collection.override_hierarchy_create(scene, bpy.context.view_layer, reference=instance)
     obj = overridden_leg()
-    (chain,) = obj.two_bone_ik.chains
+    assert obj.data.library is not None  # the bones, mechanism bones included, stay the library's
+    assert {"MCH-IK-thigh", "MCH-IK-shin", "MCH-IK-thigh.R", "MCH-IK-shin.R"} <= set(obj.data.bones.keys())
+    chain, right = obj.two_bone_ik.chains
     assert chain.target.override_library is not None and chain.target.library is None
+    assert right.target.override_library is not None and right.target.name == "Right Target"
     scene.frame_set(10)
-    assert chain.status == ""
+    assert chain.status == "" and right.status == ""
     assert_solved(obj, target_at(chain.target, 10), POLE)
-    # A chain added on the override, with local empties.
-    right_target = make_empty("Right Target", (0.7, 0.2, 0.3))
-    right_pole = make_empty("Right Pole", (0.5, 1.0, 0.5))
-    right = add_chain(obj, right_target, right_pole, "thigh.R", "shin.R")
-    right.name = "shin.R"
-    bpy.context.view_layer.update()
-    joint, end, _ = expected_world(obj, (0.7, 0.2, 0.3), (0.5, 1.0, 0.5), "thigh.R", "shin.R")
+    _, end, _ = expected_world(obj, RIGHT_TARGET, RIGHT_POLE, "thigh.R", "shin.R")
     assert_close(world_tail(obj, "shin.R"), end, tolerance(obj))
+    # An edit on the override: the overridden right target moves.
+    right.target.location = (0.6, -0.2, 0.4)
+    bpy.context.view_layer.update()
+    _, end, _ = expected_world(obj, (0.6, -0.2, 0.4), RIGHT_POLE, "thigh.R", "shin.R")
+    assert_close(world_tail(obj, "shin.R"), end, tolerance(obj))
+    objects = set(bpy.data.objects.keys())
+    obj.override_library.is_system_override = False  # Make Editable, as an animator does to pose it
+    set_mode(obj, "POSE")
+    forearm = obj.pose.bones["forearm"]
+    with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=forearm):
+        with pytest.raises(RuntimeError, match="an override cannot add bones"):
+            bpy.ops.pose.two_bone_ik_add()
+    set_mode(obj, "OBJECT")
+    assert len(obj.two_bone_ik.chains) == 2 and set(bpy.data.objects.keys()) == objects
     path = str(tmp_path / "shot.blend")
     bpy.ops.wm.save_as_mainfile(filepath=path)
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -508,12 +540,13 @@ def test_overridden_rig_solves_and_survives_reopen(scene, tmp_path):
     assert [chain.name for chain in obj.two_bone_ik.chains] == ["shin", "shin.R"]
     chain, right = obj.two_bone_ik.chains
     assert chain.target.override_library is not None and right.target.name == "Right Target"
+    assert_close(right.target.location, (0.6, -0.2, 0.4), 1e-6)  # the override's edit was saved
     assert_solved(obj, target_at(chain.target, 10), POLE)
     scene.frame_set(15)
     assert chain.status == "" and right.status == ""
     assert_solved(obj, target_at(chain.target, 15), POLE)
-    right.target.location = (0.6, -0.2, 0.4)
+    right.target.location = (0.3, -0.1, 0.2)
     bpy.context.view_layer.update()
-    joint, end, _ = expected_world(obj, (0.6, -0.2, 0.4), (0.5, 1.0, 0.5), "thigh.R", "shin.R")
+    joint, end, _ = expected_world(obj, (0.3, -0.1, 0.2), RIGHT_POLE, "thigh.R", "shin.R")
     assert_close(world_tail(obj, "thigh.R"), joint, tolerance(obj))
     assert_close(world_tail(obj, "shin.R"), end, tolerance(obj))

@@ -22,6 +22,7 @@ from blender_rig import (
     package,
     pose_snapshot,
     set_mode,
+    user_bones,
     world_head,
     world_tail,
 )
@@ -39,13 +40,60 @@ def base_rig():
 
 
 def bone_positions(obj) -> dict:
-    """World (head, tail) and armature-space pose matrix of every pose bone, evaluated."""
+    """World (head, tail) and armature-space pose matrix of every bone of the animator's rig (not the
+    chains' mechanism bones, which only carry the solve), evaluated."""
     bpy.context.view_layer.update()
     evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
     return {
-        name: (world_head(obj, name), world_tail(obj, name), Matrix(evaluated.pose.bones[name].matrix))
-        for name in obj.pose.bones.keys()
+        bone.name: (
+            world_head(obj, bone.name),
+            world_tail(obj, bone.name),
+            Matrix(evaluated.pose.bones[bone.name].matrix),
+        )
+        for bone in user_bones(obj)
     }
+
+
+def fk_positions(obj, chain) -> dict:
+    """:func:`bone_positions` with ``chain`` disabled (its constraints off): the animator's FK pose."""
+    enabled = chain.enabled
+    chain.enabled = False
+    try:
+        return bone_positions(obj)
+    finally:
+        chain.enabled = enabled
+        bpy.context.view_layer.update()
+
+
+MECHANISM_CONSTRAINTS = ("Two-Bone IK", "Two-Bone IK End Rotation")
+
+
+def mechanism_parts(obj) -> tuple[list, list, list]:
+    """What the chains add to ``obj``, sorted: the mechanism bones ("MCH-IK-<bone>"), the chains'
+    constraints as (bone, constraint name), and the data paths of the armature's drivers."""
+    bones = sorted(bone.name for bone in obj.data.bones if bone.name.startswith("MCH-IK-"))
+    constraints = sorted(
+        (pose_bone.name, constraint.name)
+        for pose_bone in obj.pose.bones
+        for constraint in pose_bone.constraints
+        if constraint.name in MECHANISM_CONSTRAINTS
+    )
+    animation = obj.animation_data
+    drivers = sorted(fcurve.data_path for fcurve in animation.drivers) if animation is not None else []
+    return bones, constraints, drivers
+
+
+def chain_parts(*bones: str, end: str = "") -> tuple[list, list, list]:
+    """The :func:`mechanism_parts` of chains on ``bones`` (upper and lower of each), with an End
+    Rotation constraint on ``end`` when given."""
+    constraints = [(bone, "Two-Bone IK") for bone in bones]
+    if end:
+        constraints.append((end, "Two-Bone IK End Rotation"))
+    return (
+        sorted(f"MCH-IK-{bone}" for bone in bones),
+        sorted(constraints),
+        sorted(f'pose.bones["{bone}"].constraints["{name}"].influence' for bone, name in constraints),
+    )
 
 
 def assert_same_positions(obj, before: dict, tolerance: float = TOLERANCE) -> None:
@@ -259,21 +307,41 @@ def test_add_undo_and_redo(scene):
 # --- Remove -----------------------------------------------------------------------------------------
 
 
-def test_remove_keeps_the_last_solved_pose(scene):
-    """Removing a chain keeps the solved pose as FK, and the target and pole by default."""
-    obj = base_rig()
-    before = bone_positions(obj)
+def test_remove_shows_the_fk_pose_and_keeps_target_and_pole(scene):
+    """Removing a chain shows the animator's FK pose, exactly the bones' own channels (the chain never
+    writes them, so nothing is restored), deletes its mechanism bones, constraints (End Rotation's
+    too) and drivers, and keeps the target and pole by default."""
+    obj = make_leg_with_foot()
+    chain = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
+    chain.end_rotation = "TARGET"
+    pose_fk(obj)
+    obj.pose.bones["foot"].rotation_quaternion = Euler((0.3, 0.4, -0.2)).to_quaternion()
+    channels = pose_snapshot(obj, user_bones(obj))
+    fk = fk_positions(obj, chain)
+    solved = bone_positions(obj)
+    assert chain.status == ""
+    assert (solved["shin"][1] - fk["shin"][1]).length > 0.5  # the solve moves the leg
+    turn = solved["foot"][2].to_3x3() - fk["foot"][2].to_3x3()
+    assert max(abs(value) for row in turn for value in row) > 0.1  # and turns the foot
+    assert mechanism_parts(obj) == chain_parts("thigh", "shin", end="foot")
     assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
     assert len(obj.two_bone_ik.chains) == 0
     assert bpy.data.objects.get("Target") and bpy.data.objects.get("Pole")
+    assert mechanism_parts(obj) == ([], [], [])
+    assert pose_snapshot(obj) == channels  # only the user's bones are left, their channels untouched
+    assert_same_positions(obj, fk)
     bpy.data.objects["Target"].location = (0, 0, 1)
-    assert_same_positions(obj, before)
+    assert_same_positions(obj, fk)
 
 
-def test_remove_restores_fk_and_deletes_empties(scene):
-    """Restore FK Pose puts back the FK pose; Delete Target and Pole keeps an empty another chain uses."""
+def test_remove_deletes_only_its_mechanism_and_unshared_empties(scene):
+    """Delete Target and Pole deletes the removed chain's target but keeps a pole another chain uses;
+    the removed chain's bones show their FK channels, and the other chain keeps its mechanism and
+    solves. (Restore FK Pose is gone: the chain never writes the channels, so removing it shows the
+    FK pose.)"""
     obj = make_legs()
     obj.pose.bones["thigh.L"].rotation_quaternion = Euler((0.3, 0, 0.1)).to_quaternion()
+    channels = pose_snapshot(obj)
     fk = bone_positions(obj)
     shared = make_empty("Shared Pole", (0, 0.5, 0.5))
     add_chain(obj, make_empty("Target.L", (1.2, 0, 0.5)), shared, "thigh.L", "shin.L")
@@ -281,22 +349,32 @@ def test_remove_restores_fk_and_deletes_empties(scene):
     bpy.context.view_layer.update()
     assert (world_tail(obj, "shin.L") - fk["shin.L"][1]).length > 0.5  # the solve moved the leg
     obj.two_bone_ik.active_chain_index = 0
-    assert run(bpy.ops.pose.two_bone_ik_remove, obj, delete_empties=True, restore_fk=True) == {"FINISHED"}
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj, delete_empties=True) == {"FINISHED"}
     assert bpy.data.objects.get("Target.L") is None
     assert bpy.data.objects.get("Shared Pole") is not None
     assert [chain.lower_bone for chain in obj.two_bone_ik.chains] == ["shin.R"]
     assert obj.two_bone_ik.active_chain_index == 0
+    assert mechanism_parts(obj) == chain_parts("thigh.R", "shin.R")
+    assert pose_snapshot(obj, user_bones(obj)) == channels
+    positions = bone_positions(obj)
     for bone in ("thigh.L", "shin.L"):
-        assert_close(world_tail(obj, bone), fk[bone][1], TOLERANCE)
+        assert_close(positions[bone][0], fk[bone][0], TOLERANCE)
+        assert_close(positions[bone][1], fk[bone][1], TOLERANCE)
+    bpy.data.objects["Target.R"].location = (-0.5, 1.2, 0.6)
+    bpy.context.view_layer.update()
+    assert obj.two_bone_ik.chains[0].status == ""
+    assert_close(world_tail(obj, "shin.R"), (-0.5, 1.2, 0.6), TOLERANCE)
 
 
 @pytest.mark.parametrize(
     "broken", ["renamed lower bone", "deleted upper bone", "empty upper bone", "empty lower bone"]
 )
-def test_remove_restoring_fk_of_a_broken_chain(scene, capfd, broken):
-    """Remove with Restore FK Pose on a chain whose bone is gone or unset still removes it: no pose
-    is written, and a warning says there was nothing to restore."""
+def test_remove_a_broken_chain_shows_the_fk_pose(scene, broken):
+    """A chain whose bone is renamed, deleted or unset can still be removed: its bones show their FK
+    pose, exactly their channels, and none of its mechanism bones, constraints or drivers is left.
+    (Restore FK Pose's "nothing to restore" warning is gone: the chain never writes the channels.)"""
     obj = base_rig()
+    pose_fk(obj)
     chain = obj.two_bone_ik.chains[0]
     if broken == "renamed lower bone":
         obj.data.bones["shin"].name = "shin.L"
@@ -308,12 +386,13 @@ def test_remove_restoring_fk_of_a_broken_chain(scene, capfd, broken):
         setattr(chain, "upper_bone" if broken == "empty upper bone" else "lower_bone", "")
     bpy.context.view_layer.update()
     assert chain.status  # the driver already says the chain is broken
-    before = pose_snapshot(obj)
-    capfd.readouterr()
-    assert run(bpy.ops.pose.two_bone_ik_remove, obj, restore_fk=True) == {"FINISHED"}
+    fk = fk_positions(obj, chain)
+    channels = pose_snapshot(obj, user_bones(obj))
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
     assert len(obj.two_bone_ik.chains) == 0
-    assert pose_snapshot(obj) == before
-    assert "no FK pose to restore" in capfd.readouterr().out
+    assert pose_snapshot(obj, user_bones(obj)) == channels
+    assert_same_positions(obj, fk)
+    assert mechanism_parts(obj) == ([], [], [])
 
 
 def test_remove_a_named_chain(scene):
@@ -484,11 +563,12 @@ BROKEN_SOURCES = [
 
 
 def _object_state() -> dict:
-    """Every object's world matrix, and every armature's pose channels, as plain values."""
+    """Every object's world matrix, and every armature's pose channels (its user bones'), as plain
+    values."""
     return {
         obj.name: (
             [tuple(row) for row in obj.matrix_world],
-            pose_snapshot(obj) if obj.type == "ARMATURE" else None,
+            pose_snapshot(obj, user_bones(obj)) if obj.type == "ARMATURE" else None,
         )
         for obj in bpy.data.objects
     }
@@ -510,7 +590,7 @@ def test_snap_refuses_a_chain_it_cannot_snap_and_moves_nothing(scene, how, statu
         run(getattr(bpy.ops.pose, f"two_bone_ik_{operator}"), obj)
     bpy.context.view_layer.update()
     assert _object_state() == before
-    assert all(other.animation_data is None for other in bpy.data.objects)
+    assert all(fcurves(other) == [] for other in bpy.data.objects)  # nothing keyed
 
 
 def test_snap_refuses_a_zero_scale_armature(scene):

@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A chain's bones on the original armature, and the error a chain that cannot be solved raises."""
+
+from __future__ import annotations
+
+
+class ChainError(Exception):
+    """A chain that cannot be solved now; the message is the status shown to the user."""
+
+
+def chain_bones(obj, chain):
+    """The chain's (upper, lower) ``bpy.types.Bone`` on the original armature, or ChainError."""
+    bones = obj.data.bones
+    upper, lower = bones.get(chain.upper_bone), bones.get(chain.lower_bone)
+    if upper is None or lower is None:
+        for name, label in ((chain.upper_bone, "upper"), (chain.lower_bone, "lower")):
+            if not name:
+                raise ChainError(f"Set the chain's {label} bone")
+            if bones.get(name) is None:
+                raise ChainError(f"Bone '{name}' not found in '{obj.data.name}'")
+    if lower.parent is None or lower.parent.name != upper.name:
+        raise ChainError(f"Bone '{lower.name}' is not a child of '{upper.name}'")
+    return upper, lower
+
+
+def end_bone(chain, lower_bone):
+    """The bone End Rotation applies to: ``chain.end_bone`` or the lower bone's first child; or None."""
+    if chain.end_bone:
+        child = lower_bone.children.get(chain.end_bone)
+        if child is None:
+            raise ChainError(f"End bone '{chain.end_bone}' is not a child of '{lower_bone.name}'")
+        return child
+    return lower_bone.children[0] if len(lower_bone.children) else None

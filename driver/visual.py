@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The chain's result as channel values: what Apply, Bake and Snap FK to IK write into the bones.
+
+The chain's constraints blend each bone from its own channels (the FK pose) to its mechanism bone
+(mechanism.py) by their evaluated influence, in the bone's local space. Turning that result back
+into ``matrix_basis`` values gives channels that show the same pose with the chain off; constraints
+after the chain's own stay out of it, so they still apply on top, as before.
+"""
+
+from __future__ import annotations
+
+from mathutils import Matrix, Vector
+
+from . import mechanism, pose
+from .bones import ChainError, chain_bones, end_bone
+
+
+def _influence(pose_bone, name: str, influence: float | None) -> float:
+    if influence is not None:
+        return influence
+    constraint = pose_bone.constraints.get(name)
+    return constraint.influence if constraint is not None else 0.0
+
+
+def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[tuple[str, Matrix]]:
+    """(bone name, ``matrix_basis``) that reproduce the chain's evaluated result with the chain off.
+
+    Parameters
+    ----------
+    obj : bpy.types.Object
+        The armature object (original).
+    chain : TwoBoneIKChain
+        One of its chains, solved on the current frame (its mechanism bones hold the solve).
+    depsgraph : bpy.types.Depsgraph
+        Read through: the evaluated channels, mechanism bones and constraint influences.
+    influence : float or None
+        Use this influence instead of the constraints' evaluated ones (1.0: the full solve).
+
+    Returns
+    -------
+    list of (str, mathutils.Matrix)
+        The upper and lower bones, and the end bone when End Rotation is Target, in that order.
+
+    Raises
+    ------
+    ChainError
+        When the chain's bones or mechanism are missing.
+    """
+    upper_bone, lower_bone = chain_bones(obj, chain)
+    mechanism_upper, mechanism_lower = mechanism.mechanism_bones(obj, chain)
+    obj_eval = obj.evaluated_get(depsgraph)
+    bones = obj_eval.pose.bones
+    results = []
+    # Copies: evaluated data is freed on the next evaluation, and mathutils would still point at it.
+    parent_matrix = bones[upper_bone.name].parent.matrix.copy() if upper_bone.parent is not None else None
+    for bone, mechanism_name in ((upper_bone, mechanism_upper), (lower_bone, mechanism_lower)):
+        pose_bone = bones[bone.name]
+        weight = _influence(pose_bone, mechanism.CONSTRAINT, influence)
+        basis = pose.blend(pose_bone.matrix_basis.copy(), bones[mechanism_name].matrix_basis.copy(), weight)
+        results.append((bone.name, basis))
+        lower_pose = pose.to_pose(bone, basis, parent_matrix)  # the lower bone's, after the loop
+        parent_matrix = lower_pose
+    end = end_bone(chain, lower_bone) if chain.end_rotation == "TARGET" else None
+    if end is not None:
+        if chain.target is None:
+            raise ChainError("Set a target object")
+        target = chain.target.evaluated_get(depsgraph)
+        target_matrix = target.matrix_world.copy()
+        if chain.target_bone and target.type == "ARMATURE":
+            target_matrix = target_matrix @ target.pose.bones[chain.target_bone].matrix
+        # The end constraint's rule: the target's world rotation, seen from the armature.
+        orientation = (obj_eval.matrix_world.inverted().to_3x3() @ target_matrix.to_3x3()).normalized()
+        pose_bone = bones[end.name]
+        head = lower_pose @ Vector((0.0, lower_bone.length, 0.0))  # the lower bone's tail
+        fk_end = pose_bone.matrix_basis.copy()
+        solved = pose.turned_basis(end, fk_end, head, orientation, lower_pose)
+        weight = _influence(pose_bone, mechanism.END_CONSTRAINT, influence)
+        results.append((end.name, pose.blend(fk_end, solved, weight)))
+    return results

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Apply Two-Bone IK Chain: the chain's result into the bones' channels, then the chain removed."""
+
+import bpy
+
+from ..driver.chains import remove_chain
+from ..driver.evaluate import ChainError
+from ..driver.mechanism import MechanismError
+from ..driver.visual import result_bases
+from .common import ChainOperator
+
+
+class POSE_OT_two_bone_ik_apply(ChainOperator, bpy.types.Operator):
+    """Write the chain's current result into the bones' rotations and remove the chain, like Apply \
+on a constraint: the pose stays as it is"""
+
+    bl_idname = "pose.two_bone_ik_apply"
+    bl_label = "Apply Two-Bone IK Chain"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        obj, chain = self.armature_and_chain(context)
+        if chain is None:
+            return {"CANCELLED"}
+        name = chain.name
+        try:
+            bases = result_bases(obj, chain, context.evaluated_depsgraph_get())
+        except ChainError as error:
+            self.report({"ERROR"}, f"Chain '{name}': {error}")
+            return {"CANCELLED"}
+        for bone_name, basis in bases:
+            obj.pose.bones[bone_name].matrix_basis = basis
+        try:
+            remove_chain(obj, list(obj.two_bone_ik.chains).index(chain))
+        except MechanismError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Applied chain '{name}'")
+        return {"FINISHED"}
