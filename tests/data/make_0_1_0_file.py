@@ -6,10 +6,12 @@ Test data for the old-files upgrade: 0.1.0 kept the animator's FK pose in hidden
 ``fk_serial``) and wrote the solved pose into the bones' ``matrix_basis`` (the animator's channels).
 
 Run it with the path of a checkout of the ``v0.1.0`` tag as the only argument, with the Python that
-has the real ``bpy`` module::
+has the real ``bpy`` module of the OLDEST supported Blender (4.2): a file saved by 5.0 has a header
+4.2 cannot read, and the test opens the file on every supported version::
 
     git worktree add /tmp/v010 v0.1.0
-    .venv/bin/python tests/data/make_0_1_0_file.py /tmp/v010
+    bash tools/matrix.sh 4.2        # makes .venv-matrix/4.2 (bpy 4.2) if it is missing
+    .venv-matrix/4.2/bin/python tests/data/make_0_1_0_file.py /tmp/v010
     git worktree remove /tmp/v010 --force
 
 It enables that checkout as the extension (a temp folder with a ``two_bone_ik`` link to it, as a
