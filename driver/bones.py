@@ -31,3 +31,12 @@ def end_bone(chain, lower_bone):
             raise ChainError(f"End bone '{chain.end_bone}' is not a child of '{lower_bone.name}'")
         return child
     return lower_bone.children[0] if len(lower_bone.children) else None
+
+
+def unique_name(names, wanted: str) -> str:
+    """``wanted``, or ``wanted.002``, ``.003``... : the first not in ``names``."""
+    name, number = wanted, 1
+    while name in names:
+        number += 1
+        name = f"{wanted}.{number:03d}"
+    return name

@@ -11,6 +11,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 from . import evaluate, mechanism, pose
+from .bones import unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .evaluate import (
     ChainError,
@@ -21,14 +22,6 @@ from .evaluate import (
 
 # How far the pole empty sits from the joint, as a share of the chain's length.
 POLE_DISTANCE = 0.5
-
-
-def _unique_name(names, wanted: str) -> str:
-    name, number = wanted, 1
-    while name in names:
-        number += 1
-        name = f"{wanted}.{number:03d}"
-    return name
 
 
 def lower_bone_names(obj, selected_names, active_name: str | None = None) -> list[str]:
@@ -251,7 +244,7 @@ def add_chain(context, obj, lower_name: str):
 
     chains = obj.two_bone_ik.chains
     chain = chains.add()
-    chain.name = _unique_name({other.name for other in chains if other != chain}, lower_name)
+    chain.name = unique_name({other.name for other in chains if other != chain}, lower_name)
     chain.upper_bone, chain.lower_bone = upper_name, lower_name
     chain.target, chain.pole = target, pole
     obj.two_bone_ik.active_chain_index = len(chains) - 1

@@ -28,7 +28,7 @@ import contextlib
 
 import bpy
 
-from .bones import ChainError, chain_bones, end_bone
+from .bones import ChainError, chain_bones, end_bone, unique_name
 
 COLLECTION = "Two-Bone IK Mechanism"
 CONSTRAINT = "Two-Bone IK"
@@ -155,6 +155,7 @@ def build(obj, chains) -> None:
     """
     wanted = []  # chain bones whose constraint is missing
     valid = []
+    _name_chains(obj)
     for chain in chains:
         try:
             upper, lower = chain_bones(obj, chain)
@@ -184,6 +185,16 @@ def build(obj, chains) -> None:
         _copy_constraint(obj, bone_name, mechanism_name)
     for chain in valid:
         sync(obj, chain)
+
+
+def _name_chains(obj) -> None:
+    """Give every chain of ``obj`` a unique, non-empty name (its lower bone's): the influence drivers
+    find their chain by name, so chains added by script without one would share a driver."""
+    names: set[str] = set()
+    for chain in obj.two_bone_ik.chains:
+        if not chain.name or chain.name in names:
+            chain.name = unique_name(names, chain.lower_bone or "chain")
+        names.add(chain.name)
 
 
 def _copy_constraint(obj, bone_name: str, mechanism_name: str) -> None:

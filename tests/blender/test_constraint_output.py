@@ -21,10 +21,12 @@ from blender_rig import (
     fcurves,
     make_empty,
     make_leg,
+    make_legs,
     marker_world,
     package,
     set_mode,
     setup_marker_render,
+    update_mechanism,
     world_head,
     world_tail,
 )
@@ -435,3 +437,22 @@ def test_removing_a_later_chain_on_the_same_bones_keeps_the_first(scene):
     assert chain.status == "" and chain.reachable
     _, end, _ = expected_world(obj, TARGET, chain.pole.location)
     assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+
+
+def test_unnamed_chains_made_by_script_get_their_own_drivers(scene):
+    """Two chains added by script without names get unique names from Update Mechanism, so each
+    one's influence drives its own bones only."""
+    obj = make_legs()
+    for side, x in ((".L", 0.2), (".R", -0.2)):
+        chain = obj.two_bone_ik.chains.add()
+        chain.upper_bone, chain.lower_bone = f"thigh{side}", f"shin{side}"
+        chain.target = make_empty(f"Target{side}", (x, 1.0, 1.0))
+        chain.pole = make_empty(f"Pole{side}", (x, 1.0, -1.0))
+    update_mechanism(obj)
+    chains = obj.two_bone_ik.chains
+    assert [chain.name for chain in chains] == ["shin.L", "shin.R"]
+    chains[1].influence = 0.0
+    update()
+    assert_close(world_tail(obj, "shin.R"), (-0.2, 2.0, 0.0), 1e-6)  # the rest (FK) pose
+    _, end, _ = expected_world(obj, (0.2, 1.0, 1.0), (0.2, 1.0, -1.0), "thigh.L", "shin.L")
+    assert_close(world_tail(obj, "shin.L"), end, TOLERANCE)
