@@ -253,6 +253,19 @@ def add_chain(context, obj, lower_name: str):
     return chain
 
 
+def library_chain(obj, chain) -> str:
+    """Why ``chain`` cannot be removed from ``obj`` ('' when it can): a chain a library override
+    took from its library cannot be removed there (Blender keeps the library's items)."""
+    override = obj.override_library
+    reference = override.reference if override is not None else None
+    if reference is not None and reference.two_bone_ik.chains.get(chain.name) is not None:
+        return (
+            f"Chain '{chain.name}' comes from the library of '{obj.name}': turn it off (Enabled) "
+            "here, or remove it in the library file"
+        )
+    return ""
+
+
 def _used_elsewhere(empty, obj, index: int) -> bool:
     """Whether ``empty`` is the target or pole of any chain other than ``obj``'s chain ``index``."""
     for other in bpy.data.objects:

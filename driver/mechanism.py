@@ -51,6 +51,9 @@ def mechanism_bone(obj, bone_name: str) -> str | None:
     constraint = pose_bone.constraints.get(CONSTRAINT) if pose_bone is not None else None
     if constraint is None or constraint.type != "COPY_TRANSFORMS" or constraint.target != obj:
         return None
+    animation = obj.animation_data
+    if animation is None or animation.drivers.find(constraint.path_from_id("influence")) is None:
+        return None  # without its driver the constraint ignores influence and Enabled
     name = constraint.subtarget
     return name if name and obj.pose.bones.get(name) is not None else None
 
@@ -268,7 +271,8 @@ def sync(obj, chain) -> None:
 
 def _remove_constraint(pose_bone, constraint) -> None:
     """Remove one of our constraints with its influence driver (Blender keeps orphaned drivers)."""
-    constraint.driver_remove("influence")
+    with contextlib.suppress(RuntimeError, TypeError):  # no driver left: nothing to remove
+        constraint.driver_remove("influence")
     pose_bone.constraints.remove(constraint)
 
 
@@ -311,6 +315,19 @@ def remove(obj, chain) -> None:
         if constraint.type == "COPY_TRANSFORMS" and constraint.subtarget.startswith(BONE_PREFIX):
             bones.add(constraint.subtarget)
         _remove_constraint(pose_bone, constraint)
+    if owns_bones(obj, chain):  # constraints whose drivers are gone are the chain's too
+        for bone_name in (chain.upper_bone, chain.lower_bone):
+            pose_bone = obj.pose.bones.get(bone_name)
+            constraint = pose_bone.constraints.get(CONSTRAINT) if pose_bone is not None else None
+            if constraint is not None:
+                if constraint.type == "COPY_TRANSFORMS" and constraint.subtarget.startswith(BONE_PREFIX):
+                    bones.add(constraint.subtarget)
+                _remove_constraint(pose_bone, constraint)
+            if pose_bone is not None and bone_name == chain.lower_bone:
+                for child in pose_bone.children:
+                    end = child.constraints.get(END_CONSTRAINT)
+                    if end is not None:
+                        _remove_constraint(child, end)
     used = {
         constraint.subtarget
         for pose_bone in obj.pose.bones

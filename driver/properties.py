@@ -16,6 +16,7 @@ from bpy.props import (
 )
 
 from . import mechanism, readout
+from .bones import unique_name
 from .compat import register_classes_factory
 
 # Chains must survive library overrides of the rig (the collection accepts inserted items).
@@ -25,6 +26,16 @@ OVERRIDABLE: set[Literal["LIBRARY_OVERRIDABLE"]] = {"LIBRARY_OVERRIDABLE"}
 def _resolve(self, context) -> None:
     """Tag the armature so the next depsgraph update re-solves the chain with the new setting."""
     self.id_data.update_tag()
+
+
+def _rename(self, context) -> None:
+    """Keep chain names unique and non-empty (the influence drivers find a chain by name), then
+    re-point the drivers."""
+    others = {chain.name for chain in self.id_data.two_bone_ik.chains if chain != self}
+    if not self.name or self.name in others:
+        self.name = unique_name(others, self.name or self.lower_bone or "chain")  # calls this again
+        return
+    _sync(self, context)
 
 
 def _sync(self, context) -> None:
@@ -39,7 +50,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     """One two-bone chain: its bones, target, pole and the outputs of its last solve."""
 
     # Redefined from PropertyGroup's to re-point the influence drivers, which read the chain by name.
-    name: StringProperty(name="Name", description="Name of the chain", update=_sync, override=OVERRIDABLE)
+    name: StringProperty(name="Name", description="Name of the chain", update=_rename, override=OVERRIDABLE)
     enabled: BoolProperty(
         name="Enabled",
         description="Solve this chain on every update",

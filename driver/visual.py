@@ -2,9 +2,10 @@
 """The chain's result as channel values: what Apply, Bake and Snap FK to IK write into the bones.
 
 The chain's constraints blend each bone from its own channels (the FK pose) to its mechanism bone
-(mechanism.py) by their evaluated influence, in the bone's local space. Turning that result back
-into ``matrix_basis`` values gives channels that show the same pose with the chain off; constraints
-after the chain's own stay out of it, so they still apply on top, as before.
+(mechanism.py) by their evaluated influence. A bone with no other constraint gets the rotation of
+its evaluated pose (exact whatever the blend did); a bone with other constraints gets the local blend
+of its FK pose and its mechanism bone, so those constraints stay out of the keys and still apply on
+top. Location and scale channels stay as they are.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ def _influence(pose_bone, name: str, influence: float | None) -> float:
         return influence
     constraint = pose_bone.constraints.get(name)
     return constraint.influence if constraint is not None else 0.0
+
+
+def _only_ours(pose_bone, name: str) -> bool:
+    """Whether the only active constraint of ``pose_bone`` is the chain's own ``name``."""
+    return not any(c.enabled and c.influence > 0.0 and c.name != name for c in pose_bone.constraints)
 
 
 def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[tuple[str, Matrix]]:
@@ -55,8 +61,14 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
     parent_matrix = bones[upper_bone.name].parent.matrix.copy() if upper_bone.parent is not None else None
     for bone, mechanism_name in ((upper_bone, mechanism_upper), (lower_bone, mechanism_lower)):
         pose_bone = bones[bone.name]
-        weight = _influence(pose_bone, mechanism.CONSTRAINT, influence)
-        basis = pose.blend(pose_bone.matrix_basis.copy(), bones[mechanism_name].matrix_basis.copy(), weight)
+        fk = pose_bone.matrix_basis.copy()
+        if influence is None and _only_ours(pose_bone, mechanism.CONSTRAINT):
+            # The evaluated pose itself: Blender blends influence in world space, which differs
+            # from a local blend under non-uniform scale; the rotation that gives it is exact.
+            basis = pose.turned_basis(bone, fk, pose_bone.head, pose_bone.matrix.to_3x3(), parent_matrix)
+        else:
+            weight = _influence(pose_bone, mechanism.CONSTRAINT, influence)
+            basis = pose.blend(fk, bones[mechanism_name].matrix_basis.copy(), weight)
         results.append((bone.name, basis))
         lower_pose = pose.to_pose(bone, basis, parent_matrix)  # the lower bone's, after the loop
         parent_matrix = lower_pose
@@ -73,7 +85,11 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         pose_bone = bones[end.name]
         head = lower_pose @ Vector((0.0, lower_bone.length, 0.0))  # the lower bone's tail
         fk_end = pose_bone.matrix_basis.copy()
-        solved = pose.turned_basis(end, fk_end, head, orientation, lower_pose)
-        weight = _influence(pose_bone, mechanism.END_CONSTRAINT, influence)
-        results.append((end.name, pose.blend(fk_end, solved, weight)))
+        if influence is None and _only_ours(pose_bone, mechanism.END_CONSTRAINT):
+            solved = pose.turned_basis(end, fk_end, head, pose_bone.matrix.to_3x3(), lower_pose)
+            results.append((end.name, solved))
+        else:
+            solved = pose.turned_basis(end, fk_end, head, orientation, lower_pose)
+            weight = _influence(pose_bone, mechanism.END_CONSTRAINT, influence)
+            results.append((end.name, pose.blend(fk_end, solved, weight)))
     return results

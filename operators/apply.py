@@ -3,7 +3,7 @@
 
 import bpy
 
-from ..driver.chains import remove_chain
+from ..driver.chains import library_chain, remove_chain
 from ..driver.evaluate import ChainError
 from ..driver.mechanism import MechanismError
 from ..driver.visual import result_bases
@@ -23,6 +23,10 @@ on a constraint: the pose stays as it is"""
         if chain is None:
             return {"CANCELLED"}
         name = chain.name
+        reason = library_chain(obj, chain)
+        if reason:
+            self.report({"ERROR"}, reason)
+            return {"CANCELLED"}
         try:
             bases = result_bases(obj, chain, context.evaluated_depsgraph_get())
         except ChainError as error:

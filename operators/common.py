@@ -32,6 +32,10 @@ class ChainOperator:
         if find_chain(obj) is None:
             cls.poll_message_set(f"'{obj.name}' has no two-bone IK chain: add one from the Pose menu")
             return False
+        if cls.edits_rig and obj.mode == "EDIT":
+            # The handler skips armatures in Edit Mode: their chains' solve is stale there.
+            cls.poll_message_set(f"'{obj.name}' is in Edit Mode: leave it first")
+            return False
         return True
 
     def armature_and_chain(self, context):

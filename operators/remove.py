@@ -4,7 +4,7 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..driver.chains import remove_chain
+from ..driver.chains import library_chain, remove_chain
 from ..driver.mechanism import MechanismError
 from .common import ChainOperator
 
@@ -28,6 +28,10 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
             return {"CANCELLED"}
         name = chain.name
         index = list(obj.two_bone_ik.chains).index(chain)
+        reason = library_chain(obj, chain)
+        if reason:
+            self.report({"ERROR"}, reason)
+            return {"CANCELLED"}
         try:
             kept = remove_chain(obj, index, delete_empties=self.delete_empties)
         except MechanismError as error:

@@ -456,3 +456,62 @@ def test_unnamed_chains_made_by_script_get_their_own_drivers(scene):
     assert_close(world_tail(obj, "shin.R"), (-0.2, 2.0, 0.0), 1e-6)  # the rest (FK) pose
     _, end, _ = expected_world(obj, (0.2, 1.0, 1.0), (0.2, 1.0, -1.0), "thigh.L", "shin.L")
     assert_close(world_tail(obj, "shin.L"), end, TOLERANCE)
+
+
+def test_chain_operators_refuse_edit_mode_and_change_nothing(scene):
+    """In Edit Mode the handler does not solve, so Remove, Apply and Bake refuse there."""
+    obj, _chain = leg_with_foot()
+    set_mode(obj, "EDIT")
+    for operator in (
+        bpy.ops.pose.two_bone_ik_remove,
+        bpy.ops.pose.two_bone_ik_apply,
+        bpy.ops.pose.two_bone_ik_bake,
+    ):
+        with bpy.context.temp_override(active_object=obj, object=obj):
+            with pytest.raises(RuntimeError, match="Edit Mode"):
+                operator()
+    set_mode(obj, "OBJECT")
+    assert len(obj.two_bone_ik.chains) == 1 and obj.pose.bones["shin"].constraints.get("Two-Bone IK")
+
+
+def test_a_duplicate_chain_name_is_made_unique(scene):
+    """Renaming a chain to another chain's name gives it a unique name, so its drivers stay its own."""
+    obj = make_legs()
+    for side in (".L", ".R"):
+        add_chain(obj, make_empty(f"Target{side}", (0.0, 1.0, 1.0)), None, f"thigh{side}", f"shin{side}")
+    chains = obj.two_bone_ik.chains
+    chains[1].name = chains[0].name
+    assert chains[1].name != chains[0].name
+    chains[1].influence = 0.0
+    update()
+    assert_close(world_tail(obj, "shin.R"), (-0.2, 2.0, 0.0), 1e-6)
+
+
+def test_deleted_drivers_are_a_status_and_remove_still_cleans_up(scene):
+    """With the drivers deleted (animation_data_clear), the chain says to update its mechanism;
+    Remove still takes its constraints away and shows the FK pose."""
+    obj, chain = leg_with_foot()
+    obj.animation_data_clear()
+    chain.target.location = (0.2, 0.1, 0.3)
+    update()
+    assert "Update Mechanism" in chain.status
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_remove() == {"FINISHED"}
+    update()
+    assert not any(len(pose_bone.constraints) for pose_bone in obj.pose.bones)
+    assert_close(world_tail(obj, "shin"), (0, 0, 0), 1e-6)
+
+
+def test_apply_keeps_the_pose_under_non_uniform_scale(scene):
+    """Apply on an armature scaled (1, 1.3, 1): the applied channels show the live pose. (Between
+    influence 0 and 1 Blender's world-space blend shears the bones there, which rotation channels
+    cannot hold: README, Known limits.)"""
+    obj, _chain = leg_with_foot()
+    obj.scale = (1.0, 1.3, 1.0)
+    update()
+    before = tails(obj)
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_apply() == {"FINISHED"}
+    update()
+    for tail, wanted in zip(tails(obj), before, strict=True):
+        assert_close(tail, wanted, TOLERANCE)
