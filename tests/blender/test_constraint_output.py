@@ -91,6 +91,16 @@ def tails(obj, names=("thigh", "shin", "foot")) -> list[Vector]:
     return [world_tail(obj, name).copy() for name in names]
 
 
+def fk_and_solved_tails(obj, chain) -> tuple[list[Vector], list[Vector]]:
+    """World tails with the chain off (the FK pose), then on (the solve); the chain is left on."""
+    chain.enabled = False
+    update()
+    fk = tails(obj)
+    chain.enabled = True
+    update()
+    return fk, tails(obj)
+
+
 def update(times: int = 1) -> None:
     for _ in range(times):
         bpy.context.view_layer.update()
@@ -164,12 +174,7 @@ def test_enabled_and_influence_switch_to_fk_in_the_same_update(scene):
     the same inputs give the same pose however many updates ran, in any order."""
     obj, chain = leg_with_foot()
     obj.pose.bones["shin"].rotation_quaternion = Euler((0.7, 0.0, 0.0)).to_quaternion()
-    chain.enabled = False
-    update()
-    fk = tails(obj)
-    chain.enabled = True
-    update()
-    solved = tails(obj)
+    fk, solved = fk_and_solved_tails(obj, chain)
     assert (solved[1] - fk[1]).length > 0.1
     for setting, value, expected in (
         ("enabled", False, fk),
@@ -302,11 +307,7 @@ def test_remove_shows_the_animators_pose(scene):
     channels, which were never written."""
     obj, chain = leg_with_foot()
     obj.pose.bones["shin"].rotation_quaternion = Euler((0.6, 0.0, 0.0)).to_quaternion()
-    chain.enabled = False
-    update()
-    fk = tails(obj)
-    chain.enabled = True
-    update()
+    fk, _ = fk_and_solved_tails(obj, chain)
     set_mode(obj, "POSE")
     with bpy.context.temp_override(active_object=obj, object=obj):
         assert bpy.ops.pose.two_bone_ik_remove() == {"FINISHED"}
