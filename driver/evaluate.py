@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Evaluate the chains of an armature: read bones, target and pole, solve, write the pose back.
+"""Evaluate chains: read bones, target and pole, solve, write the solve into the mechanism bones.
 
-Reads go through the depsgraph the handler was given (``evaluated_get``); writes go to the
-original pose bones. Nothing here keeps a reference to Blender data between calls.
+Reads go through the depsgraph the handler was given (``evaluated_get``), corrected by the new poses
+of chains solved before in the same update (moved.py); writes go to the original pose bones.
+Nothing here keeps a reference to Blender data between calls.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import math
 from mathutils import Matrix, Vector
 
 from ..solver import solve_two_bone_ik
-from . import mechanism, pose
+from . import dependency, mechanism, pose
 from .bones import ChainError, chain_bones, end_bone
+from .moved import Moved
 
 # Blender stores bones and matrices in float32 (SPEC D2).
 SOLVER_TOLERANCE = 1e-6
@@ -25,69 +27,13 @@ POLE_NEAR_LINE = 1e-3
 NO_POLE = "No pole: the joint bends as in the rest pose"
 POLE_ON_LINE = "Pole is on the root-target line: the bend uses the fallback axis"
 POLE_NEAR = "Pole is nearly on the root-target line: the bend is unstable"
-WARNING_PREFIXES = ("No pole", "Pole is on", "Pole is nearly", "Constraints on")
+WAITS = "Waits on"
+WARNING_PREFIXES = ("No pole", "Pole is on", "Pole is nearly", "Constraints on", WAITS)
 
 
 def solved(status: str) -> bool:
     """Whether a chain with this ``status`` solved: no status, or only a warning."""
     return not status or status.startswith(WARNING_PREFIXES)
-
-
-def driven_bones(upper_bone) -> set[str]:
-    """Names of the bones the chain moves: the upper bone and everything below it."""
-    return {upper_bone.name} | {child.name for child in upper_bone.children_recursive}
-
-
-def _deformed_by(obj, armature, upper_bone) -> bool:
-    """Whether ``obj`` is a mesh (or curve, lattice) deformed by the chain's bones through an
-    Armature modifier: its vertices move with them."""
-    modifiers = getattr(obj, "modifiers", ())
-    if not any(modifier.type == "ARMATURE" and modifier.object == armature for modifier in modifiers):
-        return False
-    driven = driven_bones(upper_bone)
-    return any(group.name in driven for group in getattr(obj, "vertex_groups", ()))
-
-
-def _constraint_targets(constraint):
-    """(target object, subtarget name) pairs of a constraint: one, or several (Armature constraint)."""
-    target = getattr(constraint, "target", None)
-    if target is not None:
-        yield target, getattr(constraint, "subtarget", "")
-    for item in getattr(constraint, "targets", ()):
-        if item.target is not None:
-            yield item.target, getattr(item, "subtarget", "")
-
-
-def _moves_with(obj, armature, upper_bone, seen=None) -> bool:
-    """True when ``obj`` is moved by the chain's bones: bone or vertex parenting, constraints
-    (including Armature constraints and vertex-group targets), at any depth."""
-    seen = set() if seen is None else seen
-    while obj is not None and obj.name_full not in seen:
-        seen.add(obj.name_full)
-        if obj == armature:
-            return False  # a control bone of the same rig: checked by bone name instead
-        parent = obj.parent
-        if parent == armature and obj.parent_type == "BONE" and obj.parent_bone in driven_bones(upper_bone):
-            return True
-        if (
-            parent is not None
-            and obj.parent_type in {"VERTEX", "VERTEX_3"}
-            and _deformed_by(parent, armature, upper_bone)
-        ):
-            return True
-        for constraint in obj.constraints:
-            if not constraint.enabled:
-                continue
-            for other, subtarget in _constraint_targets(constraint):
-                if other == armature:
-                    if subtarget in driven_bones(upper_bone):
-                        return True
-                elif subtarget and _deformed_by(other, armature, upper_bone):
-                    return True  # a vertex group of a mesh the chain deforms
-                elif _moves_with(other, armature, upper_bone, seen):
-                    return True
-        obj = parent
-    return False
 
 
 def source_matrix(obj, chain, depsgraph, which: str, upper_bone=None) -> Matrix | None:
@@ -97,35 +43,55 @@ def source_matrix(obj, chain, depsgraph, which: str, upper_bone=None) -> Matrix 
     With ``upper_bone`` given, a source that moves with the chain's own bones raises ChainError
     ("cycle"), as does a missing bone.
     """
+    if upper_bone is not None and getattr(chain, which) is not None:
+        status = dependency.cycle_status(obj, chain, which)
+        if status:
+            raise ChainError(status)
+    return _source(Moved(depsgraph), obj, chain, which)
+
+
+def _source(moved: Moved, obj, chain, which: str) -> Matrix | None:
+    """World matrix of the chain's target or pole after this update's earlier solves (see
+    :func:`source_matrix`); ChainError for the armature itself without a bone, or a missing bone."""
     source = getattr(chain, which)
     if source is None:
         return None
     bone_name = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
     if source == obj and not bone_name:
         raise ChainError(f"The {which} is this armature: pick one of its control bones as {which} bone")
-    if upper_bone is not None:
-        if bone_name and source == obj and bone_name in driven_bones(upper_bone):
-            raise ChainError(f"The {which} bone '{bone_name}' moves with the chain's own bones: a cycle")
-        if (source.parent is not None or len(source.constraints)) and _moves_with(source, obj, upper_bone):
-            raise ChainError(f"The {which} '{source.name}' moves with the chain's own bones: a cycle")
-    evaluated = source.evaluated_get(depsgraph)
     if not bone_name:
-        return evaluated.matrix_world
-    pose_bone = evaluated.pose.bones.get(bone_name) if evaluated.pose else None
-    if pose_bone is None:
+        return moved.world(source)
+    bone_matrix = moved.bone_matrix(source, bone_name) if source.pose is not None else None
+    if bone_matrix is None:
         raise ChainError(f"{which.capitalize()} bone '{bone_name}' not found in '{source.name}'")
-    return evaluated.matrix_world @ pose_bone.matrix
+    return moved.world(source) @ bone_matrix
 
 
-def evaluate_chain(obj, chain, depsgraph) -> None:
+def evaluate_chain(obj, chain, depsgraph, moved: Moved | None = None, step=None) -> None:
     """Solve one chain of ``obj`` and write its pose and outputs; a problem becomes ``chain.status``.
 
-    ChainError never escapes; other exceptions are left to the caller (:func:`evaluate_armature`).
+    ``moved``: the poses of chains solved before it in this update (a fresh one when None).
+    ``step``: the chain's dependency.Step when solved in plan order: a chain that waits on another
+    through something the driver does not model says so and is never "reachable".
+    ChainError never escapes; other exceptions are left to the caller (:func:`evaluate_plan`).
     """
     try:
-        status, reachable, too_close = _solve_and_write(obj, chain, depsgraph)
+        if step is None:  # outside the plan (an operator): its cycle check is not done yet
+            for which in ("target", "pole"):
+                source_matrix(obj, chain, depsgraph, which, chain_bones(obj, chain)[0])
+        status, reachable, too_close = _solve_and_write(
+            obj, chain, moved or Moved(depsgraph), step is not None and step.feeds
+        )
     except ChainError as error:
         status, reachable, too_close = str(error), False, False
+    if step is not None and step.waits_on and solved(status):
+        names = ", ".join(f"'{name}'" for name in step.waits_on)
+        status = f"{WAITS} chain {names}: a constraint or driver between them makes it one update late"
+        reachable = False
+    _set_outputs(chain, status, reachable, too_close)
+
+
+def _set_outputs(chain, status: str, reachable: bool, too_close: bool = False) -> None:
     # Write only what changed: every write tags the armature for another evaluation.
     if chain.reachable != reachable:
         chain.reachable = reachable
@@ -148,9 +114,10 @@ def _finite(*vectors) -> bool:
     return math.isfinite(sum(sum(vector) for vector in vectors))
 
 
-def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
+def _solve_and_write(obj, chain, moved: Moved, feeds: bool) -> tuple[str, bool, bool]:
     """Solve one chain and write its pose into its mechanism bones; returns (status, reachable,
-    too_close). Raises ChainError.
+    too_close). Raises ChainError. With ``feeds``, the chain bones' new poses go into ``moved`` for
+    the chains that follow it.
 
     The FK pose is the chain bones' own channels as Blender evaluated them (keys, drivers, typed
     values); the solve keeps their location and scale. Influence and Enabled are applied by Blender,
@@ -158,10 +125,10 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     """
     upper_bone, lower_bone = chain_bones(obj, chain)
     mechanism_upper, mechanism_lower = mechanism.mechanism_bones(obj, chain)
-    target_matrix = source_matrix(obj, chain, depsgraph, "target", upper_bone)
+    target_matrix = _source(moved, obj, chain, "target")
     if target_matrix is None:
         raise ChainError("Set a target object")
-    pole_matrix = source_matrix(obj, chain, depsgraph, "pole", upper_bone)
+    pole_matrix = _source(moved, obj, chain, "pole")
     if chain.end_rotation == "TARGET":
         if end_bone(chain, lower_bone) is None:
             raise ChainError(f"End Rotation is Target, but '{lower_bone.name}' has no child bone to turn")
@@ -170,8 +137,8 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     if not math.isfinite(chain.influence):
         raise ChainError("Influence is not a number: set it between 0 and 1")
 
-    obj_eval = obj.evaluated_get(depsgraph)
-    world = obj_eval.matrix_world
+    obj_eval = obj.evaluated_get(moved.depsgraph)
+    world = moved.world(obj)
     if not _invertible(world):
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
     to_armature = world.inverted()
@@ -179,7 +146,8 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     bones_eval = obj_eval.pose.bones
     upper_eval = bones_eval[upper_bone.name]
     lower_eval = bones_eval[lower_bone.name]
-    parent_matrix = upper_eval.parent.matrix.copy() if upper_eval.parent else None
+    parent = upper_eval.parent
+    parent_matrix = moved.bone_matrix(obj, parent.name).copy() if parent is not None else None
     fk_upper, fk_lower = upper_eval.matrix_basis, lower_eval.matrix_basis
     shape = pose.chain_shape(upper_bone, lower_bone, parent_matrix, fk_upper, fk_lower)
     length = shape.upper_length + shape.lower_length
@@ -211,6 +179,8 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
         upper_bone, lower_bone, shape, parent_matrix, joint, end_point, normal, fk_upper, fk_lower
     )
     _write(obj, ((mechanism_upper, solved_upper), (mechanism_lower, solved_lower)), length)
+    if feeds:
+        moved.record(obj, _new_poses(upper_eval, lower_eval, parent_matrix, solved_upper, solved_lower))
 
     reachable = bool(result.reachable)
     constrained = _constrained_bone(upper_eval, lower_eval)
@@ -224,6 +194,20 @@ def _solve_and_write(obj, chain, depsgraph) -> tuple[str, bool, bool]:
     fold = abs(shape.upper_length - shape.lower_length)
     too_close = not result.reachable and (target_point - root).length < fold
     return status, reachable, too_close
+
+
+def _new_poses(upper_eval, lower_eval, parent_matrix, solved_upper, solved_lower):
+    """(bone, pose matrix) of the chain bones as Blender will evaluate them from this solve: each
+    bone's constraint blends its channels toward its mechanism bone by the constraint's evaluated
+    influence (the local blend, exact for uniform armature scale; see docs/design.md)."""
+    poses = []
+    for pose_bone, solved_basis in ((upper_eval, solved_upper), (lower_eval, solved_lower)):
+        constraint = pose_bone.constraints.get(mechanism.CONSTRAINT)
+        influence = constraint.influence if constraint is not None else 0.0
+        basis = pose.blend(pose_bone.matrix_basis.copy(), solved_basis, influence)
+        parent_matrix = pose.to_pose(pose_bone.bone, basis, parent_matrix)
+        poses.append((pose_bone.name, parent_matrix))
+    return poses
 
 
 def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float) -> str:
@@ -261,53 +245,26 @@ def _write(obj, bases, length: float) -> None:
             pose_bone.matrix_basis = basis
 
 
-def _unchanged(obj, chain, updated: set[int]) -> bool:
-    """Whether none of the chain's objects (armature, target, pole) is among the ``updated`` IDs."""
-    if obj.session_uid in updated:
-        return False
-    return all(source is None or source.session_uid not in updated for source in (chain.target, chain.pole))
+def evaluate_plan(plan, depsgraph) -> None:
+    """Solve the chains of a dependency.Plan in its order; one broken chain never stops the others.
 
-
-def _shared_bones(chains) -> dict[int, tuple[str, str]]:
-    """Chains on a bone an earlier chain uses: {index: (bone, earlier chain's name)}.
-
-    The mechanism of a bone belongs to the first chain using it (mechanism.owns_bones): two chains
-    on one bone would fight over it, so only the first one solves, enabled or not.
+    Disabled chains and armatures in Edit Mode (their bone data is stale until it ends) are left
+    alone; a blocked chain (shared bones, a cycle, a source outside the scene) only gets its status.
     """
-    owners: dict[str, str] = {}
-    shared = {}
-    for index, chain in enumerate(chains):
-        bones = (chain.upper_bone, chain.lower_bone)
-        clash = next((bone for bone in bones if bone in owners), None)
-        if clash is not None:
-            shared[index] = (clash, owners[clash])
-            continue
-        for bone in bones:
-            owners.setdefault(bone, chain.name)
-    return shared
-
-
-def evaluate_armature(obj, depsgraph, updated: set[int] | None = None) -> None:
-    """Evaluate every enabled chain of one armature object; one broken chain never stops the others.
-
-    With ``updated`` (session_uids of the IDs this evaluation changed), chains whose armature,
-    target and pole are all unchanged are skipped.
-    """
-    chains = obj.two_bone_ik.chains
-    shared = _shared_bones(chains) if len(chains) > 1 else {}
-    for index, chain in enumerate(chains):
-        if not chain.enabled or (updated is not None and _unchanged(obj, chain, updated)):
-            continue
-        if index in shared:
-            bone, other = shared[index]
-            status = f"Bone '{bone}' is also driven by chain '{other}': disable or remove one of them"
-            if chain.status != status:
-                chain.status = status
-            if chain.reachable:
-                chain.reachable = False
+    moved = Moved(depsgraph)
+    for step in plan.steps:
+        obj = step.obj
+        chain = obj.two_bone_ik.chains[step.chain_index]
+        if not chain.enabled or obj.data.is_editmode:
             continue
         try:
-            evaluate_chain(obj, chain, depsgraph)
+            if step.blocked:
+                chain_bones(obj, chain)  # a bone renamed since the plan: say that first
+                _set_outputs(chain, step.blocked, False)
+            else:
+                evaluate_chain(obj, chain, depsgraph, moved, step)
+        except ChainError as error:
+            _set_outputs(chain, str(error), False)
         except Exception as error:  # a handler must never raise
             try:
                 chain.status = f"Internal error: {error}"

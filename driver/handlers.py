@@ -8,20 +8,21 @@ from collections.abc import Callable
 import bpy
 from bpy.app.handlers import persistent
 
-from . import mechanism, upgrade
-from .evaluate import evaluate_armature
+from . import mechanism, scope, upgrade
+from .evaluate import evaluate_plan
+
+# Object and armature updates are the only ones that can move a chain's inputs (transforms, poses,
+# chain settings, bone data); any other update (a material, the world) solves nothing.
+INPUT_TYPES = ("OBJECT", "ARMATURE")
 
 
-def evaluate_scene(scene, depsgraph, updated: set[int] | None = None) -> None:
-    """Solve every chain of every armature in ``scene``, reading through ``depsgraph``.
+def evaluate_scene(scene, depsgraph, relations_changed: bool = False, recount: bool = False) -> None:
+    """Solve every chain in ``depsgraph``'s scene (scope.py: hidden objects, collection instances
+    and background sets included), in dependency order, reading through ``depsgraph``.
 
-    ``updated``: session_uids of the IDs this evaluation updated; when given, only chains whose
-    armature, target or pole is among them are solved (the others' inputs did not change).
-
-    Linked armatures (not overridden) are skipped: their data belongs to the library, so the
-    driver writes nothing to them (case C14). So are armatures in Edit Mode: their bones are being
-    edited and ``data.bones`` is stale until Edit Mode ends. Never raises: a handler that raises
-    stops Blender's other handlers.
+    ``relations_changed``: the depsgraph rebuilt the scene's relations, so the cached plan is
+    rebuilt too; ``recount``: check the cached plan against the scene's object count (scope.plan).
+    Never raises: a handler that raises stops Blender's other handlers.
     """
     try:
         if depsgraph is None:
@@ -30,35 +31,23 @@ def evaluate_scene(scene, depsgraph, updated: set[int] | None = None) -> None:
         if rendering and not bpy.app.background and not scene.render.use_lock_interface:
             # Writing while the interface draws a render can crash Blender (BLENDER-NOTES).
             return
-        for obj in scene.objects:
-            if (
-                obj.type == "ARMATURE"
-                and obj.library is None
-                and not obj.data.is_editmode
-                and obj.pose is not None
-                and len(obj.two_bone_ik.chains)
-            ):
-                evaluate_armature(obj, depsgraph, updated)
+        evaluate_plan(scope.plan(depsgraph, relations_changed, recount), depsgraph)
     except Exception as error:  # never let an exception escape a handler
         print(f"Two-Bone IK: {error!r}")
 
 
 @persistent
 def two_bone_ik_depsgraph_update_post(scene, depsgraph=None) -> None:
-    # The updates include everything re-evaluated through relations (children, constraint users),
-    # so a chain none of whose objects is listed has the inputs it had last time.
-    updated = None
-    if depsgraph is not None:
-        try:
-            updated = {update.id.original.session_uid for update in depsgraph.updates}
-        except Exception:  # solve everything rather than miss an update
-            updated = None
-    evaluate_scene(scene, depsgraph, updated)
+    # Asking the depsgraph which ID types it updated costs the same whatever the scene's size;
+    # walking depsgraph.updates would not.
+    if depsgraph is not None and not any(depsgraph.id_type_updated(kind) for kind in INPUT_TYPES):
+        return
+    evaluate_scene(scene, depsgraph, depsgraph is not None and depsgraph.id_type_updated("SCENE"))
 
 
 @persistent
 def two_bone_ik_frame_change_post(scene, depsgraph=None) -> None:
-    evaluate_scene(scene, depsgraph)
+    evaluate_scene(scene, depsgraph, recount=True)
 
 
 def _upgrade_file() -> None:
@@ -87,10 +76,25 @@ def two_bone_ik_load_post(*_args) -> None:
         context = bpy.context
         if context.scene is None or context.view_layer is None:
             return
+        scope.invalidate()  # the references in the cached plans belong to the file just closed
         _upgrade_file()
-        evaluate_scene(context.scene, context.evaluated_depsgraph_get())
+        evaluate_scene(context.scene, context.evaluated_depsgraph_get(), relations_changed=True)
     except Exception as error:  # never let an exception escape a handler
         print(f"Two-Bone IK: {error!r}")
+
+
+@persistent
+def two_bone_ik_undo_post(*_args) -> None:
+    scope.invalidate()  # undo and redo replace the data the cached plans point at
+
+
+def solve_open_file() -> None:
+    """Solve the open file's scene now: enabling the extension on an open file fires no update.
+    Does nothing when Blender gives no scene yet (the extension enabled at startup)."""
+    context = bpy.context
+    if getattr(context, "scene", None) is None or getattr(context, "view_layer", None) is None:
+        return
+    two_bone_ik_load_post()
 
 
 # Each list passes its own arguments, which fake-bpy-module does not all describe (the handlers
@@ -99,6 +103,8 @@ _HANDLERS: tuple[tuple[list[Callable[..., None]], Callable[..., None]], ...] = (
     (bpy.app.handlers.depsgraph_update_post, two_bone_ik_depsgraph_update_post),
     (bpy.app.handlers.frame_change_post, two_bone_ik_frame_change_post),
     (bpy.app.handlers.load_post, two_bone_ik_load_post),
+    (bpy.app.handlers.undo_post, two_bone_ik_undo_post),
+    (bpy.app.handlers.redo_post, two_bone_ik_undo_post),
 )
 
 
@@ -112,6 +118,8 @@ def register() -> None:
         for existing in [f for f in handler_list if _ours(f, function.__name__)]:
             handler_list.remove(existing)
         handler_list.append(function)
+    scope.invalidate()
+    solve_open_file()
 
 
 def unregister() -> None:

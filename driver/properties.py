@@ -15,7 +15,7 @@ from bpy.props import (
     StringProperty,
 )
 
-from . import mechanism, readout
+from . import mechanism, readout, scope
 from .bones import unique_name
 from .compat import register_classes_factory
 
@@ -25,6 +25,12 @@ OVERRIDABLE: set[Literal["LIBRARY_OVERRIDABLE"]] = {"LIBRARY_OVERRIDABLE"}
 
 def _resolve(self, context) -> None:
     """Tag the armature so the next depsgraph update re-solves the chain with the new setting."""
+    self.id_data.update_tag()
+
+
+def _replan(self, context) -> None:
+    """A setting that changes what the chain follows: plan the solving order again, then re-solve."""
+    scope.invalidate()
     self.id_data.update_tag()
 
 
@@ -43,7 +49,7 @@ def _sync(self, context) -> None:
     obj = self.id_data
     if obj.library is None and obj.pose is not None:
         mechanism.sync(obj, self)
-    obj.update_tag()
+    _replan(self, context)
 
 
 class TwoBoneIKChain(bpy.types.PropertyGroup):
@@ -61,13 +67,13 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     upper_bone: StringProperty(
         name="Upper Bone",
         description="Pose bone at the chain's root (thigh, upper arm)",
-        update=_resolve,
+        update=_replan,
         override=OVERRIDABLE,
     )
     lower_bone: StringProperty(
         name="Lower Bone",
         description="Pose bone whose tail is the chain's end (shin, forearm); its parent is the upper bone",
-        update=_resolve,
+        update=_replan,
         override=OVERRIDABLE,
     )
     target: PointerProperty(
@@ -88,13 +94,13 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         description="Object the joint (knee, elbow) bends toward; "
         "without one the chain bends as in its rest pose",
         type=bpy.types.Object,
-        update=_resolve,
+        update=_replan,
         override=OVERRIDABLE,
     )
     pole_bone: StringProperty(
         name="Pole Bone",
         description="When the pole is an armature: the bone whose head the joint bends toward",
-        update=_resolve,
+        update=_replan,
         override=OVERRIDABLE,
     )
     end_rotation: EnumProperty(

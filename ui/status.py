@@ -10,13 +10,13 @@ from typing import NamedTuple
 
 import bpy
 
-from ..driver.chains import solved
+from ..driver.chains import WAITS, solved
 
 
 class ChainState(NamedTuple):
     """What a chain's reach indicator shows.
 
-    kind: one of "DISABLED", "FAILED", "REACHABLE", "TOO_FAR", "TOO_CLOSE", "OFF_TARGET".
+    kind: one of "DISABLED", "FAILED", "REACHABLE", "TOO_FAR", "TOO_CLOSE", "OFF_TARGET", "WAITING".
     icon: a Blender icon name.
     text: the sentence next to the icon.
     """
@@ -39,8 +39,9 @@ def chain_state(context, chain) -> ChainState:
     """The reach indicator of ``chain``.
 
     Disabled; failed (the driver's status, the pose was left alone); off target (other constraints
-    move the bones, the driver measured the evaluated miss, C13); reachable; too close or out of
-    reach, with the distance the tip stops short by.
+    move the bones, the driver measured the evaluated miss); waiting (another chain moves its
+    inputs through a constraint or driver, so it is one update late); reachable; too close or out
+    of reach, with the distance the tip stops short by.
     """
     if not chain.enabled:
         return ChainState("DISABLED", "HIDE_ON", "Disabled")
@@ -49,6 +50,8 @@ def chain_state(context, chain) -> ChainState:
     distance = length_text(context, chain.shortfall)
     if chain.status.startswith("Constraints on"):
         return ChainState("OFF_TARGET", "ERROR", f"Off target by {distance}")
+    if chain.status.startswith(WAITS):
+        return ChainState("WAITING", "TIME", "One update late")
     if chain.reachable:
         return ChainState("REACHABLE", "CHECKMARK", "Reachable")
     if chain.too_close:

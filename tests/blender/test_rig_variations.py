@@ -379,8 +379,9 @@ def test_pole_on_or_near_the_line_is_reported(scene, pole, status):
     assert_close(world_tail(obj, "shin"), end, 2e-5)
 
 
-def test_only_chains_whose_inputs_changed_are_solved(scene, monkeypatch):
-    """A depsgraph update solves the chains whose armature, target or pole it updated, and skips the rest."""
+def test_updates_that_move_no_object_solve_nothing(scene, monkeypatch):
+    """A depsgraph update of other data (a material) solves no chain; an object update and a frame
+    change solve every chain in the scene."""
     import importlib
 
     from blender_rig import MODULE
@@ -389,17 +390,23 @@ def test_only_chains_whose_inputs_changed_are_solved(scene, monkeypatch):
     solved = []
     original = evaluate.evaluate_chain
     monkeypatch.setattr(
-        evaluate, "evaluate_chain", lambda obj, chain, dg: (solved.append(obj.name), original(obj, chain, dg))
+        evaluate,
+        "evaluate_chain",
+        lambda obj, chain, *args: (solved.append(obj.name), original(obj, chain, *args)),
     )
     _first, _first_chain = base_rig()
     second = make_leg(name="Second", thigh=BASE_THIGH, shin=BASE_SHIN)
     second_chain = add_chain(second, make_empty("Target2", BASE_END), make_empty("Pole2", (1.2, 0.5, 0.5)))
+    material = bpy.data.materials.new("Unrelated")
     bpy.context.view_layer.update()
     solved.clear()
+    material.diffuse_color = (1.0, 0.0, 0.0, 1.0)
+    bpy.context.view_layer.update()
+    assert solved == []
     second_chain.target.location.x -= 0.3
     bpy.context.view_layer.update()
-    assert solved == ["Second"]
+    assert sorted(solved) == ["Leg", "Second"]
     assert_close(world_tail(second, "shin"), second_chain.target.location, 2e-5)
     solved.clear()
-    bpy.context.scene.frame_set(2)  # a frame change may change anything: every chain solves
+    bpy.context.scene.frame_set(2)
     assert sorted(solved) == ["Leg", "Second"]

@@ -1,0 +1,292 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Chains that feed other chains, and every rig in the scene (README, "Chains that feed other chains").
+
+A chain whose root, target or pole moves with another chain's bones is solved after it, from its
+new pose, in the same update: exact after one update, in every played frame and in a background
+animation render. Where the path goes through a constraint or driver the chain says which chain it
+waits on; chains that move each other are a cycle. Rigs in collection instances solve; a target
+outside the evaluated scene is a status and nothing is written.
+"""
+
+import bpy
+import pytest
+from blender_rig import (
+    add_chain,
+    assert_close,
+    make_armature,
+    make_empty,
+    marker_world,
+    package,
+    setup_marker_render,
+    world_head,
+    world_tail,
+)
+from mathutils import Vector
+
+TOLERANCE = 1e-5  # x chain length (metres here: every chain below is 1 or 2 m long)
+
+# A leg of four connected bones along +Y: thigh/shin carry one chain, foot/toe the one below it.
+LEG = [
+    ("thigh", (0, 0, 0), (0, 1, 0), None, False),
+    ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
+    ("foot", (0, 2, 0), (0, 2.5, 0), "shin", True),
+    ("toe", (0, 2.5, 0), (0, 3, 0), "foot", True),
+]
+# Two arms holding one prop: the left hand's target is the right hand's bone.
+ARMS = [
+    ("upper.R", (0, 0, 0), (0, 1, 0), None, False),
+    ("fore.R", (0, 1, 0), (0, 2, 0), "upper.R", True),
+    ("hand.R", (0, 2, 0), (0, 2.2, 0), "fore.R", True),
+    ("upper.L", (0.5, 0, 0), (0.5, 1, 0), None, False),
+    ("fore.L", (0.5, 1, 0), (0.5, 2, 0), "upper.L", True),
+]
+
+
+def reach_point(root, target, length: float) -> Vector:
+    """Where a chain of ``length`` rooted at ``root`` puts its end for ``target`` (the solver's
+    clamp: on the root-target line, at most ``length`` away)."""
+    offset = Vector(target) - Vector(root)
+    return Vector(root) + offset.normalized() * min(offset.length, length)
+
+
+def stacked_leg(order: str):
+    """C28's leg with chain "upper" on thigh/shin and chain "lower" on foot/toe, listed in ``order``."""
+    obj = make_armature("Leg", LEG)
+    empties = {
+        "upper": (make_empty("tA", (0, 2, 0)), make_empty("pA", (1, 1, 0)), "thigh", "shin"),
+        "lower": (make_empty("tB", (0, 3, 0)), make_empty("pB", (1, 2.5, 0)), "foot", "toe"),
+    }
+    names = ("upper", "lower") if order == "upper first" else ("lower", "upper")
+    for name in names:
+        target, pole, upper, lower = empties[name]
+        add_chain(obj, target, pole, upper, lower).name = name
+    bpy.context.view_layer.update()
+    return obj, obj.two_bone_ik.chains["upper"], obj.two_bone_ik.chains["lower"]
+
+
+def assert_stacked_solved(obj, upper_chain, lower_chain) -> None:
+    """The upper chain's end on its target (or clamped), the lower chain's end where its own solve
+    from the foot's new head puts it, and its reachable flag honest."""
+    target_a = upper_chain.target.matrix_world.translation
+    assert_close(world_tail(obj, "shin"), reach_point(Vector((0, 0, 0)), target_a, 2.0), TOLERANCE * 2)
+    foot_head = world_head(obj, "foot")
+    target_b = lower_chain.target.matrix_world.translation
+    assert_close(world_tail(obj, "toe"), reach_point(foot_head, target_b, 1.0), TOLERANCE * 3)
+    assert lower_chain.reachable == ((target_b - foot_head).length <= 1.0)
+    assert lower_chain.status == "" and upper_chain.status == ""
+
+
+@pytest.mark.parametrize("order", ["upper first", "lower first"])
+def test_chain_below_another_chain_is_exact_after_one_update(scene, order):
+    """C28: a chain on foot/toe below a thigh/shin chain is exact after one update, in either list
+    order; its reachable flag follows the distance from the foot's new head."""
+    obj, upper, lower = stacked_leg(order)
+    upper.target.location = (1.2, 0, 0.5)
+    upper.pole.location = (1.2, 0.5, 0.5)
+    bpy.context.view_layer.update()
+    foot_head = world_head(obj, "foot")
+    assert (Vector((0, 3, 0)) - foot_head).length > 1.0  # the foot's target is out of its reach now
+    assert_stacked_solved(obj, upper, lower)
+    assert not lower.reachable
+    lower.target.location = foot_head + Vector((0.3, 0.2, 0.1))
+    bpy.context.view_layer.update()
+    assert_stacked_solved(obj, upper, lower)
+    assert lower.reachable
+
+
+def test_chain_below_another_chain_in_playback_and_render(scene, tmp_path):
+    """C28 animated: in each of 20 played frames and in a background animation render, the foot
+    chain's end is where its solve from the thigh chain's new pose puts it."""
+    obj, upper, lower = stacked_leg("lower first")
+    target = upper.target
+    for frame, x in ((1, -0.8), (20, 1.2)):
+        target.location = (x, 0.4, 0.5)
+        target.keyframe_insert("location", frame=frame)
+    lower.target.location = (0.6, 2.6, 0.4)
+    scene.frame_start, scene.frame_end = 1, 20
+    for frame in range(1, 21):
+        scene.frame_set(frame)
+        assert_stacked_solved(obj, upper, lower)
+
+    # Render frames 2 and 17 from a scene left at frame 9: each frame solves its own inputs.
+    center = (0.3, 1.0)
+    setup_marker_render(scene, obj, "toe", center, size=4.0)
+    expected = {}
+    for frame in (2, 17):
+        scene.frame_set(frame)
+        expected[frame] = world_tail(obj, "toe")
+    scene.frame_set(9)
+    scene.render.filepath = str(tmp_path / "frame_")
+    for frame in (2, 17):
+        scene.frame_start = scene.frame_end = frame
+        assert bpy.ops.render.render(animation=True) == {"FINISHED"}
+        found = marker_world(tmp_path / f"frame_{frame:04d}.png", center, size=4.0)
+        assert found is not None
+        # One pixel is 4 m / 256 = 1.6 cm; the marker's centroid is good to about half of it.
+        assert abs(found[0] - expected[frame].x) < 0.02 and abs(found[1] - expected[frame].z) < 0.02
+
+
+@pytest.mark.parametrize("order", ["right first", "left first"])
+def test_off_hand_on_a_bone_under_another_chain(scene, order):
+    """C29: the left arm's target is the right hand's bone: after one update the left hand is on
+    the right hand's head, (1.0, 1.2, 0.3), 1.334 m from its root (reach 2)."""
+    obj = make_armature("Arms", ARMS)
+    right_target, right_pole = make_empty("tR", (0, 2, 0)), make_empty("pR", (1, 1, 0))
+    left_pole = make_empty("pL", (1.5, 1, 0))
+    chains = {
+        "right": lambda: add_chain(obj, right_target, right_pole, "upper.R", "fore.R"),
+        "left": lambda: add_chain(obj, obj, left_pole, "upper.L", "fore.L"),
+    }
+    for name in ("right", "left") if order == "right first" else ("left", "right"):
+        chains[name]().name = name
+    left = obj.two_bone_ik.chains["left"]
+    left.target_bone = "hand.R"
+    bpy.context.view_layer.update()
+    right_target.location = (1.0, 1.2, 0.3)
+    right_pole.location = (1.0, 1.2, 1.3)
+    bpy.context.view_layer.update()
+    assert_close(world_head(obj, "hand.R"), (1.0, 1.2, 0.3), 2 * TOLERANCE)
+    assert_close(world_tail(obj, "fore.L"), (1.0, 1.2, 0.3), 2 * TOLERANCE)
+    assert left.reachable and left.status == ""
+
+
+def riding_rigs():
+    """A horse leg with a chain, and a rider armature bone-parented to the horse's shin with a chain
+    of its own reaching for a world-space empty."""
+    horse = make_armature("Horse", LEG[:2])
+    add_chain(horse, make_empty("Horse Target", (0, 2, 0)), make_empty("Horse Pole", (1, 1, 0)))
+    rider = make_armature("Rider", LEG[:2])
+    rider.parent, rider.parent_type, rider.parent_bone = horse, "BONE", "shin"
+    rider_chain = add_chain(rider, make_empty("Rider Target", (0, 3, 1)), make_empty("Rider Pole", (1, 3, 0)))
+    bpy.context.view_layer.update()
+    return horse, rider, rider_chain
+
+
+def test_rider_parented_to_another_rigs_chain(scene):
+    """A rig bone-parented to another rig's chain bone solves from where that chain puts it, after
+    one update and in every played frame; out of reach it says so."""
+    horse, rider, chain = riding_rigs()
+    horse_target = horse.two_bone_ik.chains[0].target
+    for frame, location in ((1, (1.2, 0.3, 0.5)), (20, (-0.5, 1.0, 1.2))):
+        horse_target.location = location
+        horse_target.keyframe_insert("location", frame=frame)
+    scene = bpy.context.scene
+    for frame in (1, 5, 12, 20):
+        scene.frame_set(frame)
+        root = world_head(rider, "thigh")
+        target = chain.target.matrix_world.translation
+        assert_close(world_tail(rider, "shin"), reach_point(root, target, 2.0), 3 * TOLERANCE)
+        assert chain.reachable == ((target - root).length <= 2.0)
+    chain.target.location = world_head(rider, "thigh") + Vector((0.4, 0.9, 0.2))
+    bpy.context.view_layer.update()
+    assert chain.reachable
+    assert_close(world_tail(rider, "shin"), chain.target.location, 3 * TOLERANCE)
+    horse_target.animation_data_clear()
+    horse_target.location = (0.0, 0.3, -1.6)  # carries the rider's root away from its target
+    bpy.context.view_layer.update()
+    root = world_head(rider, "thigh")
+    assert (chain.target.location - root).length > 2.0
+    assert not chain.reachable
+    assert_close(world_tail(rider, "shin"), reach_point(root, chain.target.location, 2.0), 3 * TOLERANCE)
+
+
+def test_a_constraint_between_chains_is_named_in_the_status(scene):
+    """A target that follows another chain's bone through a constraint (Copy Location) is one update
+    late: the chain says which chain it waits on and is never "reachable", and settles next update."""
+    obj, upper, lower = stacked_leg("upper first")
+    follower = lower.target
+    follower.location = (0, 0, 0)
+    constraint = follower.constraints.new("COPY_LOCATION")
+    constraint.target, constraint.subtarget, constraint.use_offset = obj, "shin", True
+    follower.location = (0.2, 0.6, 0.1)
+    bpy.context.view_layer.update()
+    assert lower.status.startswith("Waits on chain 'upper'") and not lower.reachable
+    state = package().ui.status.chain_state(bpy.context, lower)
+    assert (state.kind, state.icon) == ("WAITING", "TIME")
+    upper.target.location = (0.8, 0.5, 0.6)
+    bpy.context.view_layer.update()
+    follower.update_tag()  # the next update, whatever triggers it, catches up
+    bpy.context.view_layer.update()
+    assert lower.status.startswith("Waits on chain 'upper'") and not lower.reachable
+    assert_close(
+        world_tail(obj, "toe"),
+        reach_point(world_head(obj, "foot"), follower.matrix_world.translation, 1.0),
+        3 * TOLERANCE,
+    )
+    follower.constraints.remove(constraint)
+    bpy.context.view_layer.update()
+    assert lower.status == ""
+
+
+def test_control_bone_following_the_chain_is_a_cycle(scene):
+    """A control bone of the same rig, with a Child Of or Copy Location to the chain's own shin, as
+    the chain's target: a cycle, nothing written."""
+    obj = make_armature("Leg", [*LEG[:2], ("ctrl", (0, 2, 0), (0, 2, 0.3), None, False)])
+    chain = add_chain(obj, obj, make_empty("Pole", (1, 1, 0)))
+    chain.target_bone = "ctrl"
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    for kind in ("CHILD_OF", "COPY_LOCATION"):
+        constraint = obj.pose.bones["ctrl"].constraints.new(kind)
+        constraint.target, constraint.subtarget = obj, "shin"
+        before = [bone.matrix_basis.copy() for bone in obj.pose.bones]
+        bpy.context.view_layer.update()
+        assert chain.status == "The target bone 'ctrl' moves with the chain's own bones: a cycle"
+        assert [bone.matrix_basis.copy() for bone in obj.pose.bones] == before
+        obj.pose.bones["ctrl"].constraints.remove(constraint)
+        bpy.context.view_layer.update()
+        assert chain.status == ""
+
+
+def test_chains_moving_each_other_are_a_cycle(scene):
+    """Two chains each reaching for a bone of the other: both say they form a cycle."""
+    obj = make_armature("Arms", ARMS)
+    right = add_chain(obj, obj, make_empty("pR", (1, 1, 0)), "upper.R", "fore.R")
+    left = add_chain(obj, obj, make_empty("pL", (1.5, 1, 0)), "upper.L", "fore.L")
+    right, left = obj.two_bone_ik.chains
+    right.target_bone, left.target_bone = "fore.L", "hand.R"
+    bpy.context.view_layer.update()
+    assert right.status == "This chain and 'fore.L' move each other: a cycle"
+    assert left.status == "This chain and 'fore.R' move each other: a cycle"
+
+
+def test_rig_in_a_collection_instance_solves(scene):
+    """A rig and its empties in a collection placed by a collection instance (not in the scene
+    themselves) solve."""
+    collection = bpy.data.collections.new("Character")
+    obj = make_armature("Leg", LEG[:2])
+    target, pole = make_empty("Target", (0.5, 1.5, 0.3)), make_empty("Pole", (1, 1, 0))
+    chain = add_chain(obj, target, pole)
+    for item in (obj, target, pole):
+        collection.objects.link(item)
+        bpy.context.scene.collection.objects.unlink(item)
+    instance = bpy.data.objects.new("Character Instance", None)
+    instance.instance_type, instance.instance_collection = "COLLECTION", collection
+    instance.location = (3, 0, 0)
+    bpy.context.scene.collection.objects.link(instance)
+    bpy.context.view_layer.update()
+    target.location = (0.6, 1.2, -0.4)
+    bpy.context.view_layer.update()
+    assert chain.status == "" and chain.reachable
+    assert_close(world_tail(obj, "shin"), target.location, 2 * TOLERANCE)  # the rig's own space
+
+
+def test_target_outside_the_evaluated_scene_is_a_status(scene):
+    """A rig linked into two scenes, its target in the first only: evaluating the second scene
+    writes nothing and says why; the first scene still solves."""
+    obj = make_armature("Leg", LEG[:2])
+    target, pole = make_empty("Target", (0.5, 1.5, 0.3)), make_empty("Pole", (1, 1, 0))
+    chain = add_chain(obj, target, pole)
+    bpy.context.view_layer.update()
+    other = bpy.data.scenes.new("Other")
+    other.collection.objects.link(obj)
+    other.collection.objects.link(pole)
+    other.view_layers[0].update()  # builds the scene's depsgraph (a first build fires no handler)
+    target.location = (-0.5, 1.0, 0.8)
+    mechanism = [obj.pose.bones[f"MCH-IK-{name}"].matrix_basis.copy() for name in ("thigh", "shin")]
+    other.view_layers[0].update()
+    assert chain.status == "The target 'Target' is not in scene 'Other': the chain keeps its pose"
+    assert [obj.pose.bones[f"MCH-IK-{name}"].matrix_basis.copy() for name in ("thigh", "shin")] == mechanism
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert_close(world_tail(obj, "shin"), target.location, 2 * TOLERANCE)
