@@ -312,6 +312,8 @@ def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
                 doomed.append(empty)
     settings = obj.two_bone_ik
     settings.chains.remove(index)
+    for later, chain in enumerate(settings.chains[index:], start=index):
+        mechanism.sync(obj, chain, later)  # their drivers read them by position, one less now
     settings.active_chain_index = max(0, min(settings.active_chain_index, len(settings.chains) - 1))
     for empty in doomed:
         bpy.data.objects.remove(empty, do_unlink=True)

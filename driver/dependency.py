@@ -4,7 +4,7 @@ other chains").
 
 Chain B follows chain A when B's root (its upper bone's parents, its armature object), target or
 pole moves with A's bones: a bone below A, an object or armature parented to them, at any depth.
-A is solved first, and B reads A's new pose in the same update (pose_state.Moved). A path through
+A is solved first, and B reads A's new pose in the same update (moved.Moved). A path through
 parenting alone is *modelled*: B is exact after one update. A path through something the driver
 does not compute (a constraint, a driver, vertex parenting) is not: B still solves, one update
 late, and its status names the chain it waits on. A chain following its own bones, or chains
@@ -24,6 +24,7 @@ from typing import NamedTuple
 import bpy
 
 from . import mechanism
+from .bones import ChainError
 
 TRANSFORM_CHANNELS = frozenset(
     {"location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale"}
@@ -37,8 +38,10 @@ class Step(NamedTuple):
     blocked:     why the chain must not solve (two chains on one bone, a cycle); '' when it can.
     waits_on:    names of earlier chains whose pose reaches this chain's inputs through something the
                  driver does not model: the chain is one update late and says so.
-    follows:     a chain solved before it moves its inputs through parenting (read pose_state.Moved).
-    feeds:       a later chain reads this chain's new pose (record it in pose_state.Moved).
+    follows:     a chain solved before it moves its inputs through parenting (read moved.Moved).
+    feeds:       a later chain reads this chain's new pose (record it in moved.Moved).
+    mechanism:   its (upper, lower) mechanism bone names, checked when planned; None when broken
+                 (the solve then says what to run).
     """
 
     obj: bpy.types.Object
@@ -47,14 +50,16 @@ class Step(NamedTuple):
     waits_on: tuple[str, ...]
     follows: bool
     feeds: bool
+    mechanism: tuple[str, str] | None = None
 
 
 class Plan(NamedTuple):
     steps: list[Step]
     armatures: tuple[bpy.types.Object, ...]
-    # What makes the plan stale without a relations update: chain counts, and the number of
-    # constraints of each object walked that had some (a constraint removed by script).
-    chain_counts: tuple[int, ...]
+    # What makes the plan stale without a relations update: the chains of each armature (added,
+    # removed, renamed or moved by script), and the number of constraints of each object walked
+    # that had some (a constraint removed by script).
+    chain_names: tuple[tuple[str, ...], ...]
     constrained: tuple[tuple[bpy.types.Object, str, int], ...]
     # A bone the walk looked for was missing: renaming one in may add a dependency, so re-plan
     # on every update until the file is fixed.
@@ -62,6 +67,11 @@ class Plan(NamedTuple):
     # Objects in the view layer when planned: frame changes fire no depsgraph update, so objects
     # added since (an override made, a rig appended) show up as a new count.
     scene_size: int
+    # Each chain's last inputs and solve (evaluate.py): a chain whose inputs did not change is not
+    # solved again. In memory only, and gone with the plan.
+    solves: dict
+    # The chains solved together (a batch.Batch, or None); ``steps`` then holds the others.
+    batch: object = None
 
 
 def _constraint_targets(constraint) -> Iterator[tuple[bpy.types.ID, str]]:
@@ -115,11 +125,12 @@ class _Walker:
         return table.get(bone_name, [])
 
     def _foreign(self, owner, constraints, key: tuple[int, str]) -> list:
-        """Constraints other than the chains' own Copy Transforms; remembered for the staleness check."""
-        if not len(constraints):
-            return []
-        self.constrained[key] = (owner, key[1], len(constraints))
-        return [c for c in constraints if c.name != mechanism.CONSTRAINT]
+        """Constraints other than the chains' own Copy Transforms. Where there are some, their count
+        is remembered: removing one by script updates no relations (see :func:`stale`)."""
+        foreign = [c for c in constraints if c.name != mechanism.CONSTRAINT] if len(constraints) else []
+        if foreign:
+            self.constrained[key] = (owner, key[1], len(constraints))
+        return foreign
 
     def sources(self, obj, bone_name: str) -> Iterator[tuple[bpy.types.Object, str, bool]]:
         """(armature, bone, modelled) for every bone whose pose moves the point: ``obj``'s bone
@@ -263,6 +274,13 @@ def _waits(keys, sources: dict[int, bool]) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
+def _mechanism(obj, index: int, drivers: dict[int, dict[str, frozenset[str]]]) -> tuple[str, str] | None:
+    try:
+        return mechanism.mechanism_bones(obj, obj.two_bone_ik.chains[index], drivers[obj.session_uid], index)
+    except ChainError:
+        return None
+
+
 def build(armatures, members: set[int], scene_name: str, scene_size: int) -> Plan:
     """The solving plan of the chains of ``armatures`` (original objects in the evaluated scene).
 
@@ -324,6 +342,7 @@ def build(armatures, members: set[int], scene_name: str, scene_size: int) -> Pla
             order.append(position)
 
     feeds = {source for sources in after for source, modelled in sources.items() if modelled}
+    drivers = {obj.session_uid: mechanism.driver_paths(obj) for obj in armatures}
     steps = [
         Step(
             *keys[position],
@@ -331,23 +350,27 @@ def build(armatures, members: set[int], scene_name: str, scene_size: int) -> Pla
             _waits(keys, after[position]),
             any(after[position].values()),
             position in feeds,
+            _mechanism(*keys[position], drivers),
         )
         for position in order
     ]
     return Plan(
         steps,
         tuple(armatures),
-        tuple(len(obj.two_bone_ik.chains) for obj in armatures),
+        tuple(tuple(obj.two_bone_ik.chains.keys()) for obj in armatures),
         tuple(walker.constrained.values()),
         walker.fragile,
         scene_size,
+        {},
     )
 
 
 def stale(plan: Plan) -> bool:
-    """Whether ``plan`` no longer fits: chains added or removed, a walked constraint removed, or a
-    missing bone that a rename may have brought back."""
-    if plan.fragile or plan.chain_counts != tuple(len(obj.two_bone_ik.chains) for obj in plan.armatures):
+    """Whether ``plan`` no longer fits: chains added, removed, renamed or moved, a walked constraint
+    removed, or a missing bone that a rename may have brought back."""
+    if plan.fragile or plan.chain_names != tuple(
+        tuple(obj.two_bone_ik.chains.keys()) for obj in plan.armatures
+    ):
         return True
     for owner, bone, count in plan.constrained:
         holder = owner.pose.bones.get(bone) if bone else owner

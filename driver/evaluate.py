@@ -13,27 +13,20 @@ import math
 from mathutils import Matrix, Vector
 
 from ..solver import solve_two_bone_ik
-from . import dependency, mechanism, pose
+from . import batch, dependency, mechanism, pose, scope
 from .bones import ChainError, chain_bones, end_bone
 from .moved import Moved
-
-# Blender stores bones and matrices in float32 (SPEC D2).
-SOLVER_TOLERANCE = 1e-6
-# A pole closer to the root-target line than this share of the chain's length makes the bend
-# plane unstable (a small move swings the knee): the chain says so, though it still solves.
-POLE_NEAR_LINE = 1e-3
-
-# Statuses of chains that still solved; any other status means the chain did not solve.
-NO_POLE = "No pole: the joint bends as in the rest pose"
-POLE_ON_LINE = "Pole is on the root-target line: the bend uses the fallback axis"
-POLE_NEAR = "Pole is nearly on the root-target line: the bend is unstable"
-WAITS = "Waits on"
-WARNING_PREFIXES = ("No pole", "Pole is on", "Pole is nearly", "Constraints on", WAITS)
-
-
-def solved(status: str) -> bool:
-    """Whether a chain with this ``status`` solved: no status, or only a warning."""
-    return not status or status.startswith(WARNING_PREFIXES)
+from .status import (  # noqa: F401  (the statuses are re-exported for chains.py and the UI)
+    NO_POLE,
+    POLE_NEAR,
+    POLE_NEAR_LINE,
+    POLE_ON_LINE,
+    SOLVER_TOLERANCE,
+    WAITS,
+    WARNING_PREFIXES,
+    set_outputs,
+    solved,
+)
 
 
 def source_matrix(obj, chain, depsgraph, which: str, upper_bone=None) -> Matrix | None:
@@ -67,46 +60,27 @@ def _source(moved: Moved, obj, chain, which: str) -> Matrix | None:
     return moved.world(source) @ bone_matrix
 
 
-def evaluate_chain(obj, chain, depsgraph, moved: Moved | None = None, step=None) -> None:
+def evaluate_chain(obj, chain, depsgraph, moved: Moved | None = None, step=None, solves=None) -> None:
     """Solve one chain of ``obj`` and write its pose and outputs; a problem becomes ``chain.status``.
 
     ``moved``: the poses of chains solved before it in this update (a fresh one when None).
     ``step``: the chain's dependency.Step when solved in plan order: a chain that waits on another
-    through something the driver does not model says so and is never "reachable".
+    through something the driver does not model says so and is never "reachable". ``solves``: the
+    plan's memory of last solves (see :func:`_solve_and_write`).
     ChainError never escapes; other exceptions are left to the caller (:func:`evaluate_plan`).
     """
     try:
         if step is None:  # outside the plan (an operator): its cycle check is not done yet
             for which in ("target", "pole"):
                 source_matrix(obj, chain, depsgraph, which, chain_bones(obj, chain)[0])
-        status, reachable, too_close = _solve_and_write(
-            obj, chain, moved or Moved(depsgraph), step is not None and step.feeds
-        )
+        status, reachable, too_close = _solve_and_write(obj, chain, moved or Moved(depsgraph), step, solves)
     except ChainError as error:
         status, reachable, too_close = str(error), False, False
     if step is not None and step.waits_on and solved(status):
         names = ", ".join(f"'{name}'" for name in step.waits_on)
         status = f"{WAITS} chain {names}: a constraint or driver between them makes it one update late"
         reachable = False
-    _set_outputs(chain, status, reachable, too_close)
-
-
-def _set_outputs(chain, status: str, reachable: bool, too_close: bool = False) -> None:
-    # Write only what changed: every write tags the armature for another evaluation.
-    if chain.reachable != reachable:
-        chain.reachable = reachable
-    if chain.too_close != too_close:
-        chain.too_close = too_close
-    if chain.status != status:
-        chain.status = status
-
-
-def _invertible(matrix: Matrix) -> bool:
-    """Whether a world matrix can be inverted reliably: finite, and its determinant not tiny next to
-    the product of its axes' lengths (relative, so a 1e-4 scale is fine and a flat one is not)."""
-    determinant = matrix.determinant()
-    axes = matrix.col[0].xyz.length * matrix.col[1].xyz.length * matrix.col[2].xyz.length
-    return math.isfinite(determinant) and axes > 0.0 and abs(determinant) > 1e-6 * axes
+    set_outputs(chain, status, reachable, too_close)
 
 
 def _finite(*vectors) -> bool:
@@ -114,17 +88,19 @@ def _finite(*vectors) -> bool:
     return math.isfinite(sum(sum(vector) for vector in vectors))
 
 
-def _solve_and_write(obj, chain, moved: Moved, feeds: bool) -> tuple[str, bool, bool]:
+def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tuple[str, bool, bool]:
     """Solve one chain and write its pose into its mechanism bones; returns (status, reachable,
-    too_close). Raises ChainError. With ``feeds``, the chain bones' new poses go into ``moved`` for
-    the chains that follow it.
+    too_close). Raises ChainError. ``step``: its dependency.Step or None; when the step feeds other
+    chains, the chain bones' new poses go into ``moved``. ``solves``: the plan's memory of each
+    chain's last inputs and solve; a chain whose inputs did not change is not solved again.
 
     The FK pose is the chain bones' own channels as Blender evaluated them (keys, drivers, typed
     values); the solve keeps their location and scale. Influence and Enabled are applied by Blender,
     through the mechanism's constraints, so they play no part here.
     """
     upper_bone, lower_bone = chain_bones(obj, chain)
-    mechanism_upper, mechanism_lower = mechanism.mechanism_bones(obj, chain)
+    names = step.mechanism if step is not None else None
+    mechanism_upper, mechanism_lower = names or mechanism.mechanism_bones(obj, chain)
     target_matrix = _source(moved, obj, chain, "target")
     if target_matrix is None:
         raise ChainError("Set a target object")
@@ -139,7 +115,7 @@ def _solve_and_write(obj, chain, moved: Moved, feeds: bool) -> tuple[str, bool, 
 
     obj_eval = obj.evaluated_get(moved.depsgraph)
     world = moved.world(obj)
-    if not _invertible(world):
+    if not pose.invertible(world):
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
     to_armature = world.inverted()
     target_point = to_armature @ target_matrix.translation
@@ -148,7 +124,48 @@ def _solve_and_write(obj, chain, moved: Moved, feeds: bool) -> tuple[str, bool, 
     lower_eval = bones_eval[lower_bone.name]
     parent = upper_eval.parent
     parent_matrix = moved.bone_matrix(obj, parent.name).copy() if parent is not None else None
-    fk_upper, fk_lower = upper_eval.matrix_basis, lower_eval.matrix_basis
+    pole_point = to_armature @ pole_matrix.translation if pole_matrix is not None else None
+    inputs = (
+        target_point,
+        pole_point,
+        parent_matrix,
+        upper_eval.matrix_basis.copy(),
+        lower_eval.matrix_basis.copy(),
+        *(_flags(bone) for bone in (upper_bone, lower_bone)),
+    )
+    key = (obj.session_uid, upper_bone.name)
+    last = solves.get(key) if solves is not None else None
+    if last is not None and last[0] == inputs:
+        solve = last[1]  # nothing it reads changed since the last update: the same solve
+    else:
+        solve = _solve(upper_bone, lower_bone, *inputs[:5])
+        if solves is not None:
+            solves[key] = (inputs, solve)
+    solved_upper, solved_lower, status, solver_reachable, too_close, length = solve
+    _write(obj, ((mechanism_upper, solved_upper), (mechanism_lower, solved_lower)), length)
+    if step is not None and step.feeds:
+        moved.record(obj, _new_poses(upper_eval, lower_eval, parent_matrix, solved_upper, solved_lower))
+
+    reachable = solver_reachable
+    constrained = _constrained_bone(upper_eval, lower_eval)
+    if constrained and chain.enabled and chain.influence >= 1.0:
+        # Other constraints move the bones after ours: judge reach by the evaluated pose (it
+        # reflects the previous write, so it settles one update later), never a false "reachable".
+        miss = (world @ lower_eval.tail - target_matrix.translation).length
+        if miss > 10 * SOLVER_TOLERANCE * length * max(abs(v) for v in world.to_scale()):
+            reachable = False
+            status = f"Constraints on '{constrained}' move the chain: its end misses the target"
+    return status, reachable, too_close
+
+
+def _flags(bone) -> tuple:
+    """The inherit settings of ``bone``: a change makes the same channels give another pose."""
+    return bone.use_inherit_rotation, bone.inherit_scale, bone.use_local_location
+
+
+def _solve(upper_bone, lower_bone, target_point, pole_point, parent_matrix, fk_upper, fk_lower):
+    """The chain's solve from its inputs (armature space): (upper basis, lower basis, status,
+    reachable, too close, chain length) for the mechanism bones. Raises ChainError."""
     shape = pose.chain_shape(upper_bone, lower_bone, parent_matrix, fk_upper, fk_lower)
     length = shape.upper_length + shape.lower_length
     if not length > 0.0:
@@ -156,8 +173,8 @@ def _solve_and_write(obj, chain, moved: Moved, feeds: bool) -> tuple[str, bool, 
     root = shape.head
 
     status = ""
-    if pole_matrix is not None:
-        pole_hint = to_armature @ pole_matrix.translation
+    if pole_point is not None:
+        pole_hint = pole_point
     else:
         pole_hint = root + shape.pole_side * length
         status = NO_POLE
@@ -168,7 +185,13 @@ def _solve_and_write(obj, chain, moved: Moved, feeds: bool) -> tuple[str, bool, 
         root, target_point, pole_hint, shape.upper_length, shape.lower_length, tolerance=SOLVER_TOLERANCE
     )
     joint, end_point = Vector(result.joint), Vector(result.end)
-    normal = pose.solved_normal(root, joint, end_point, pole_hint)
+    # Offsets from the root taken in float64 before mathutils rounds them to float32: far from the
+    # origin, rounding the positions first leaves a straight chain's cross product as noise above
+    # pose.PARALLEL, and the roll of a straight leg would follow that noise instead of the pole.
+    offsets = [
+        Vector([a - b for a, b in zip(point, root, strict=True)]) for point in (result.joint, result.end)
+    ]
+    normal = pose.solved_normal(Vector(), offsets[0], offsets[1], pole_hint - root)
     if normal is None:
         normal = shape.normal  # straight chain, pole on the line: keep the unposed roll
         status = status or POLE_ON_LINE
@@ -178,22 +201,9 @@ def _solve_and_write(obj, chain, moved: Moved, feeds: bool) -> tuple[str, bool, 
     solved_upper, solved_lower = pose.solve_bases(
         upper_bone, lower_bone, shape, parent_matrix, joint, end_point, normal, fk_upper, fk_lower
     )
-    _write(obj, ((mechanism_upper, solved_upper), (mechanism_lower, solved_lower)), length)
-    if feeds:
-        moved.record(obj, _new_poses(upper_eval, lower_eval, parent_matrix, solved_upper, solved_lower))
-
-    reachable = bool(result.reachable)
-    constrained = _constrained_bone(upper_eval, lower_eval)
-    if constrained and chain.enabled and chain.influence >= 1.0:
-        # Other constraints move the bones after ours: judge reach by the evaluated pose (it
-        # reflects the previous write, so it settles one update later), never a false "reachable".
-        miss = (world @ lower_eval.tail - target_matrix.translation).length
-        if miss > 10 * SOLVER_TOLERANCE * length * max(abs(v) for v in world.to_scale()):
-            reachable = False
-            status = f"Constraints on '{constrained}' move the chain: its end misses the target"
     fold = abs(shape.upper_length - shape.lower_length)
     too_close = not result.reachable and (target_point - root).length < fold
-    return status, reachable, too_close
+    return solved_upper, solved_lower, status, bool(result.reachable), too_close, length
 
 
 def _new_poses(upper_eval, lower_eval, parent_matrix, solved_upper, solved_lower):
@@ -240,7 +250,10 @@ def _write(obj, bases, length: float) -> None:
     makes Blender evaluate the armature again."""
     pose_bones = obj.pose.bones
     for name, basis in bases:
-        pose_bone = pose_bones[name]
+        pose_bone = pose_bones.get(name)
+        if pose_bone is None:  # renamed or deleted since the plan was made
+            scope.invalidate()
+            raise ChainError(mechanism.MISSING)
         if pose.differs(basis, pose_bone.matrix_basis, length):
             pose_bone.matrix_basis = basis
 
@@ -252,7 +265,14 @@ def evaluate_plan(plan, depsgraph) -> None:
     alone; a blocked chain (shared bones, a cycle, a source outside the scene) only gets its status.
     """
     moved = Moved(depsgraph)
-    for step in plan.steps:
+    fallback = []
+    if plan.batch is not None:
+        try:
+            fallback = batch.evaluate(plan.batch, depsgraph)
+        except Exception as error:  # the exact path below solves them all, and says what failed
+            print(f"Two-Bone IK: batched solve failed, solving chain by chain: {error!r}")
+            fallback = [entry.step for group in plan.batch.groups for entry in group.entries]
+    for step in [*fallback, *plan.steps]:
         obj = step.obj
         chain = obj.two_bone_ik.chains[step.chain_index]
         if not chain.enabled or obj.data.is_editmode:
@@ -260,11 +280,11 @@ def evaluate_plan(plan, depsgraph) -> None:
         try:
             if step.blocked:
                 chain_bones(obj, chain)  # a bone renamed since the plan: say that first
-                _set_outputs(chain, step.blocked, False)
+                set_outputs(chain, step.blocked, False)
             else:
-                evaluate_chain(obj, chain, depsgraph, moved, step)
+                evaluate_chain(obj, chain, depsgraph, moved, step, plan.solves)
         except ChainError as error:
-            _set_outputs(chain, str(error), False)
+            set_outputs(chain, str(error), False)
         except Exception as error:  # a handler must never raise
             try:
                 chain.status = f"Internal error: {error}"

@@ -34,7 +34,8 @@ COLLECTION = "Two-Bone IK Mechanism"
 CONSTRAINT = "Two-Bone IK"
 END_CONSTRAINT = "Two-Bone IK End Rotation"
 BONE_PREFIX = "MCH-IK-"
-# Keyed on the chain's own properties: renaming the chain re-points them (properties.py).
+# The chain's own properties, read by index: Blender resolves a driver's path on every evaluation,
+# and finding a collection item by name is a linear search (docs/design.md).
 DRIVER_VARIABLES = ("influence", "enabled")
 
 MISSING = "The chain has no mechanism: run Pose > Two-Bone IK > Update Mechanism"
@@ -44,28 +45,63 @@ class MechanismError(ValueError):
     """The mechanism cannot be built on this armature; the message says why and what to do."""
 
 
-def mechanism_bone(obj, bone_name: str) -> str | None:
+def driver_paths(obj) -> dict[str, frozenset[str]]:
+    """{data path of each of ``obj``'s drivers: what its variables read, each up to its last '.'}.
+    (A dict: finding a driver in ``animation.drivers`` is a linear search.)"""
+    animation = obj.animation_data
+    if animation is None:
+        return {}
+    return {
+        fcurve.data_path: frozenset(
+            target.data_path.rpartition(".")[0]
+            for variable in fcurve.driver.variables
+            for target in variable.targets
+        )
+        for fcurve in animation.drivers
+    }
+
+
+def chain_index(obj, chain) -> int:
+    """The position of ``chain`` in ``obj.two_bone_ik.chains``."""
+    pointer = chain.as_pointer()
+    return next(index for index, other in enumerate(obj.two_bone_ik.chains) if other.as_pointer() == pointer)
+
+
+def chain_paths(chain, index: int) -> tuple[str, str]:
+    """The data paths (from the armature object) a driver may read ``chain`` by: its index, as
+    :func:`_drive` writes it, and its name, as earlier versions did."""
+    return f"two_bone_ik.chains[{index}]", f'two_bone_ik.chains["{bpy.utils.escape_identifier(chain.name)}"]'
+
+
+def mechanism_bone(obj, bone_name: str, drivers=None, reads: tuple[str, ...] = ()) -> str | None:
     """Name of the mechanism bone that chain bone ``bone_name`` copies, or None when the bone has no
-    usable :data:`CONSTRAINT` (missing, not Copy Transforms, other target, no such bone)."""
+    usable :data:`CONSTRAINT` (missing, not Copy Transforms, other target, no such bone, no
+    influence driver, or one reading something else than ``reads`` when given). ``drivers``:
+    :func:`driver_paths` of ``obj``, when already known."""
     pose_bone = obj.pose.bones.get(bone_name)
     constraint = pose_bone.constraints.get(CONSTRAINT) if pose_bone is not None else None
     if constraint is None or constraint.type != "COPY_TRANSFORMS" or constraint.target != obj:
         return None
-    animation = obj.animation_data
-    if animation is None or animation.drivers.find(constraint.path_from_id("influence")) is None:
+    drivers = driver_paths(obj) if drivers is None else drivers
+    variables = drivers.get(constraint.path_from_id("influence"))
+    if variables is None or (reads and not variables <= set(reads)):
         return None  # without its driver the constraint ignores influence and Enabled
     name = constraint.subtarget
     return name if name and obj.pose.bones.get(name) is not None else None
 
 
-def mechanism_bones(obj, chain) -> tuple[str, str]:
+def mechanism_bones(obj, chain, drivers=None, index: int | None = None) -> tuple[str, str]:
     """(upper, lower) mechanism bone names of a chain whose bones are valid; ChainError otherwise.
 
-    With End Rotation Target, the end bone must carry :data:`END_CONSTRAINT` aimed at the chain's
-    target too. The message says what to run.
+    Each constraint's driver must read this chain: a chain moved in the list by script reads
+    another's influence until Update Mechanism re-points it. With End Rotation Target, the end bone
+    must carry :data:`END_CONSTRAINT` aimed at the chain's target too. The message says what to run.
+    ``drivers``: as for :func:`mechanism_bone`; ``index``: the chain's position, when known.
     """
     upper, lower = chain_bones(obj, chain)
-    names = (mechanism_bone(obj, upper.name), mechanism_bone(obj, lower.name))
+    drivers = driver_paths(obj) if drivers is None else drivers
+    reads = chain_paths(chain, chain_index(obj, chain) if index is None else index)
+    names = (mechanism_bone(obj, upper.name, drivers, reads), mechanism_bone(obj, lower.name, drivers, reads))
     if names[0] is None or names[1] is None:
         raise ChainError(MISSING)
     if chain.end_rotation == "TARGET":
@@ -159,6 +195,8 @@ def build(obj, chains) -> None:
     wanted = []  # chain bones whose constraint is missing
     valid = []
     _name_chains(obj)
+    drivers = driver_paths(obj)
+    positions = {other.as_pointer(): index for index, other in enumerate(obj.two_bone_ik.chains)}
     for chain in chains:
         try:
             upper, lower = chain_bones(obj, chain)
@@ -166,8 +204,8 @@ def build(obj, chains) -> None:
             continue
         if not owns_bones(obj, chain):
             continue
-        valid.append(chain)
-        wanted += [bone.name for bone in (upper, lower) if mechanism_bone(obj, bone.name) is None]
+        valid.append((positions[chain.as_pointer()], chain))
+        wanted += [bone.name for bone in (upper, lower) if mechanism_bone(obj, bone.name, drivers) is None]
     # Objects sharing one armature (a crowd) share its bones: reuse a mechanism bone already there.
     existing = {name: f"{BONE_PREFIX}{name}" for name in wanted if obj.data.bones.get(f"{BONE_PREFIX}{name}")}
     missing = [name for name in wanted if name not in existing]
@@ -186,8 +224,8 @@ def build(obj, chains) -> None:
                 existing[bone_name] = mechanism.name  # Blender may have added a .001 suffix
     for bone_name, mechanism_name in existing.items():
         _copy_constraint(obj, bone_name, mechanism_name)
-    for chain in valid:
-        sync(obj, chain)
+    for index, chain in valid:
+        sync(obj, chain, index)
 
 
 def _name_chains(obj) -> None:
@@ -215,24 +253,24 @@ def _copy_constraint(obj, bone_name: str, mechanism_name: str) -> None:
     constraints.move(len(constraints) - 1, 0)
 
 
-def _drive(obj, constraint, chain) -> None:
-    """Drive ``constraint.influence`` with the chain's ``influence * enabled``."""
+def _drive(obj, constraint, chain, index: int) -> None:
+    """Drive ``constraint.influence`` with the chain's ``influence * enabled`` (chain ``index``)."""
     fcurve = constraint.driver_add("influence")
     driver = fcurve.driver
     driver.type = "SCRIPTED"
     for variable in list(driver.variables):
         driver.variables.remove(variable)
-    name = bpy.utils.escape_identifier(chain.name)
+    path = chain_paths(chain, index)[0]
     for prop in DRIVER_VARIABLES:
         variable = driver.variables.new()
         variable.name, variable.type = prop, "SINGLE_PROP"
         target = variable.targets[0]
         target.id_type, target.id = "OBJECT", obj
-        target.data_path = f'two_bone_ik.chains["{name}"].{prop}'
+        target.data_path = f"{path}.{prop}"
     driver.expression = " * ".join(DRIVER_VARIABLES)
 
 
-def sync(obj, chain) -> None:
+def sync(obj, chain, index: int | None = None) -> None:
     """Bring the constraints and drivers of one chain in step with its settings (no Edit Mode):
     the influence drivers, and the end bone's :data:`END_CONSTRAINT`, present only with End
     Rotation Target and aimed at the chain's target. Does nothing for a chain whose bones or
@@ -244,11 +282,12 @@ def sync(obj, chain) -> None:
         return
     if not owns_bones(obj, chain):
         return  # a later chain on an earlier chain's bones does not solve (its status says so)
+    index = chain_index(obj, chain) if index is None else index
     pose_bones = obj.pose.bones
     for bone in (upper, lower):
         constraint = pose_bones[bone.name].constraints.get(CONSTRAINT)
         if constraint is not None:
-            _drive(obj, constraint, chain)
+            _drive(obj, constraint, chain, index)
     for child in lower.children:
         constraint = pose_bones[child.name].constraints.get(END_CONSTRAINT)
         keep = chain.end_rotation == "TARGET" and end is not None and child.name == end.name
@@ -266,7 +305,7 @@ def sync(obj, chain) -> None:
     constraint.subtarget = chain.target_bone if _is_armature(chain.target) else ""
     constraint.owner_space = constraint.target_space = "WORLD"
     constraint.mix_mode = "REPLACE"
-    _drive(obj, constraint, chain)
+    _drive(obj, constraint, chain, index)
 
 
 def _remove_constraint(pose_bone, constraint) -> None:
@@ -282,12 +321,12 @@ def _chain_drivers(obj, chain) -> list:
     animation = obj.animation_data
     if animation is None:
         return []
-    prefix = f'two_bone_ik.chains["{bpy.utils.escape_identifier(chain.name)}"].'
+    prefixes = tuple(f"{path}." for path in chain_paths(chain, chain_index(obj, chain)))
     return [
         fcurve
         for fcurve in animation.drivers
         if any(
-            target.data_path.startswith(prefix)
+            target.data_path.startswith(prefixes)
             for variable in fcurve.driver.variables
             for target in variable.targets
         )

@@ -9,6 +9,7 @@ Location and scale channels keep their FK values: the driver writes rotations on
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple, cast
 
 from mathutils import Matrix, Quaternion, Vector
@@ -32,6 +33,14 @@ def differs(first: Matrix, second: Matrix, length: float) -> bool:
     if max(first_row.xyz.length, second_row.xyz.length, third_row.xyz.length) > ROTATION_EPSILON:
         return True
     return difference.translation.length > LOCATION_EPSILON * length
+
+
+def invertible(matrix: Matrix) -> bool:
+    """Whether a world matrix can be inverted reliably: finite, and its determinant not tiny next to
+    the product of its axes' lengths (relative, so a 1e-4 scale is fine and a flat one is not)."""
+    determinant = matrix.determinant()
+    axes = matrix.col[0].xyz.length * matrix.col[1].xyz.length * matrix.col[2].xyz.length
+    return math.isfinite(determinant) and axes > 0.0 and abs(determinant) > 1e-6 * axes
 
 
 def _orthonormal(vector: Vector, axis: Vector) -> Vector:

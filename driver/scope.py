@@ -9,7 +9,7 @@ pose belongs to the library); their library overrides are in.
 
 from __future__ import annotations
 
-from . import dependency
+from . import batch, dependency
 
 _plans: dict[tuple[int, str], dependency.Plan] = {}
 
@@ -69,5 +69,7 @@ def plan(depsgraph, relations_changed: bool = False, recount: bool = False) -> d
     plan = dependency.build(
         _armatures(objects.values()), set(objects), depsgraph.scene.name, len(depsgraph.view_layer.objects)
     )
+    batched, steps = batch.prepare(plan.steps)
+    plan = plan._replace(batch=batched, steps=steps)
     _plans[key] = plan
     return plan

@@ -37,6 +37,7 @@ TARGET = (0.3, 0.1, 0.2)
 POLE = (0.0, -1.0, 0.5)
 # The base leg is 0.5025 + 0.5025 m long; positions compare to 1e-5 x chain length.
 TOLERANCE = 1e-5
+MISSING = "The chain has no mechanism: run Pose > Two-Bone IK > Update Mechanism"
 
 
 def leg_with_foot():
@@ -358,7 +359,7 @@ def test_chain_made_by_script_says_what_to_run(scene):
 
 
 def test_renaming_a_chain_keeps_its_influence_driven(scene):
-    """The constraints' drivers read the chain by name: a renamed chain still turns off."""
+    """A renamed chain (quotes in its name too) still turns off: its drivers follow it."""
     obj, chain = leg_with_foot()
     chain.name = 'left "leg"'
     chain.enabled = False
@@ -457,6 +458,54 @@ def test_unnamed_chains_made_by_script_get_their_own_drivers(scene):
     assert_close(world_tail(obj, "shin.R"), (-0.2, 2.0, 0.0), 1e-6)  # the rest (FK) pose
     _, end, _ = expected_world(obj, (0.2, 1.0, 1.0), (0.2, 1.0, -1.0), "thigh.L", "shin.L")
     assert_close(world_tail(obj, "shin.L"), end, TOLERANCE)
+
+
+def legs_with_two_chains():
+    obj = make_legs()
+    for side, x in ((".L", 0.2), (".R", -0.2)):
+        chain = obj.two_bone_ik.chains.add()
+        chain.name, chain.upper_bone, chain.lower_bone = f"shin{side}", f"thigh{side}", f"shin{side}"
+        chain.target = make_empty(f"Target{side}", (x, 1.0, 1.0))
+        chain.pole = make_empty(f"Pole{side}", (x, 1.0, -1.0))
+    update_mechanism(obj)
+    update()
+    return obj
+
+
+def test_removing_an_earlier_chain_keeps_the_next_ones_influence_its_own(scene):
+    """The drivers read chains by position: removing the first chain re-points the second's, whose
+    influence still drives its own bones."""
+    obj = legs_with_two_chains()
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        obj.two_bone_ik.active_chain_index = 0
+        assert bpy.ops.pose.two_bone_ik_remove() == {"FINISHED"}
+    (chain,) = obj.two_bone_ik.chains
+    assert chain.name == "shin.R"
+    update()
+    _, end, _ = expected_world(obj, (-0.2, 1.0, 1.0), (-0.2, 1.0, -1.0), "thigh.R", "shin.R")
+    assert_close(world_tail(obj, "shin.R"), end, TOLERANCE)
+    chain.influence = 0.0
+    update()
+    assert_close(world_tail(obj, "shin.R"), (-0.2, 2.0, 0.0), 1e-6)
+
+
+def test_chains_moved_in_the_list_by_script_say_what_to_run(scene):
+    """A script reordering the chains leaves each constraint's driver reading the other chain: both
+    chains say to run Update Mechanism, which re-points them."""
+    obj = legs_with_two_chains()
+    obj.two_bone_ik.chains.move(0, 1)
+    obj.update_tag()  # moving items tags nothing; the next update, whatever triggers it, notices
+    update()
+    assert [chain.status for chain in obj.two_bone_ik.chains] == [MISSING, MISSING]
+    update_mechanism(obj)
+    update()
+    left = obj.two_bone_ik.chains["shin.L"]
+    assert left.status == ""
+    left.influence = 0.0
+    update()
+    assert_close(world_tail(obj, "shin.L"), (0.2, 2.0, 0.0), 1e-6)
+    _, end, _ = expected_world(obj, (-0.2, 1.0, 1.0), (-0.2, 1.0, -1.0), "thigh.R", "shin.R")
+    assert_close(world_tail(obj, "shin.R"), end, TOLERANCE)
 
 
 def test_chain_operators_refuse_edit_mode_and_change_nothing(scene):

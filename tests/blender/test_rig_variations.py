@@ -410,3 +410,36 @@ def test_updates_that_move_no_object_solve_nothing(scene, monkeypatch):
     solved.clear()
     bpy.context.scene.frame_set(2)
     assert sorted(solved) == ["Leg", "Second"]
+
+
+def test_chains_whose_inputs_did_not_change_are_not_solved_again(scene, monkeypatch):
+    """Moving one chain's target solves that chain only; the other keeps its last solve, and writes
+    it again if its mechanism bones were reset; an inherit setting changed solves again."""
+    import importlib
+
+    from blender_rig import MODULE
+
+    evaluate = importlib.import_module(f"{MODULE}.driver.evaluate")
+    solved = []
+    original = evaluate._solve
+    monkeypatch.setattr(
+        evaluate, "_solve", lambda *args: (solved.append(args[0].id_data.name), original(*args))[1]
+    )
+    first, first_chain = base_rig()
+    second = make_leg(name="Second", thigh=BASE_THIGH, shin=BASE_SHIN)
+    second_chain = add_chain(second, make_empty("Target2", BASE_END), make_empty("Pole2", (1.2, 0.5, 0.5)))
+    bpy.context.view_layer.update()
+    solved.clear()
+    second_chain.target.location.x -= 0.3
+    bpy.context.view_layer.update()
+    assert solved == ["Second"]
+    solved_end = world_tail(first, "shin").copy()
+    for name in ("MCH-IK-thigh", "MCH-IK-shin"):
+        first.pose.bones[name].matrix_basis = Matrix.Identity(4)
+    bpy.context.view_layer.update()
+    assert solved == ["Second"]
+    assert_close(world_tail(first, "shin"), solved_end, 1e-6)
+    first.data.bones["shin"].use_inherit_rotation = False
+    bpy.context.view_layer.update()
+    assert solved == ["Second", "Leg"]
+    assert_close(world_tail(first, "shin"), first_chain.target.location, 2e-5)
