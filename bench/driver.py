@@ -232,13 +232,13 @@ def compare(
     all_rigs: dict[str, Rigs], repeats: int, rng: random.Random, handlers: Handlers
 ) -> dict[str, float]:
     """Median seconds per update of each variant, interleaved in shuffled order."""
-    floors = {name: floor_handler(rigs) for name, rigs in all_rigs.items() if name == "floor"}
+    floors = {name: floor_handler(rigs) for name, rigs in all_rigs.items() if rigs.variant == "floor"}
     samples: dict[str, list[float]] = {name: [] for name in all_rigs}
     for step in range(repeats + 2):
         order = list(all_rigs)
         rng.shuffle(order)
         for name in order:
-            handlers.use(name, floors.get(name))
+            handlers.use(all_rigs[name].variant, floors.get(name))
             elapsed = time_update(all_rigs[name], step)
             if step >= 2:  # two warm-up rounds
                 samples[name].append(elapsed)

@@ -94,42 +94,9 @@ def test_chain_below_another_chain_is_exact_after_one_update(scene, order):
     assert lower.reachable
 
 
-def test_chain_below_another_chain_in_playback_and_render(scene, tmp_path):
-    """C28 animated: in each of 20 played frames and in a background animation render, the foot
-    chain's end is where its solve from the thigh chain's new pose puts it."""
-    obj, upper, lower = stacked_leg("lower first")
-    target = upper.target
-    for frame, x in ((1, -0.8), (20, 1.2)):
-        target.location = (x, 0.4, 0.5)
-        target.keyframe_insert("location", frame=frame)
-    lower.target.location = (0.6, 2.6, 0.4)
-    scene.frame_start, scene.frame_end = 1, 20
-    for frame in range(1, 21):
-        scene.frame_set(frame)
-        assert_stacked_solved(obj, upper, lower)
-
-    # Render frames 2 and 17 from a scene left at frame 9: each frame solves its own inputs.
-    center = (0.3, 1.0)
-    setup_marker_render(scene, obj, "toe", center, size=4.0)
-    expected = {}
-    for frame in (2, 17):
-        scene.frame_set(frame)
-        expected[frame] = world_tail(obj, "toe")
-    scene.frame_set(9)
-    scene.render.filepath = str(tmp_path / "frame_")
-    for frame in (2, 17):
-        scene.frame_start = scene.frame_end = frame
-        assert bpy.ops.render.render(animation=True) == {"FINISHED"}
-        found = marker_world(tmp_path / f"frame_{frame:04d}.png", center, size=4.0)
-        assert found is not None
-        # One pixel is 4 m / 256 = 1.6 cm; the marker's centroid is good to about half of it.
-        assert abs(found[0] - expected[frame].x) < 0.02 and abs(found[1] - expected[frame].z) < 0.02
-
-
-@pytest.mark.parametrize("order", ["right first", "left first"])
-def test_off_hand_on_a_bone_under_another_chain(scene, order):
-    """C29: the left arm's target is the right hand's bone: after one update the left hand is on
-    the right hand's head, (1.0, 1.2, 0.3), 1.334 m from its root (reach 2)."""
+def two_handed_arms(order: str):
+    """C29's arms: chain "right" on upper.R/fore.R reaching for tR, chain "left" on upper.L/fore.L
+    reaching for the right hand's bone; listed in ``order``."""
     obj = make_armature("Arms", ARMS)
     right_target, right_pole = make_empty("tR", (0, 2, 0)), make_empty("pR", (1, 1, 0))
     left_pole = make_empty("pL", (1.5, 1, 0))
@@ -142,12 +109,30 @@ def test_off_hand_on_a_bone_under_another_chain(scene, order):
     left = obj.two_bone_ik.chains["left"]
     left.target_bone = "hand.R"
     bpy.context.view_layer.update()
+    return obj, obj.two_bone_ik.chains["right"], left
+
+
+def assert_hands_together(obj, left) -> None:
+    """The left hand on the right hand's head (or as near as its reach allows), reachable honest."""
+    hand = world_head(obj, "hand.R")
+    root = world_head(obj, "upper.L")
+    assert_close(world_tail(obj, "fore.L"), reach_point(root, hand, 2.0), 3 * TOLERANCE)
+    assert left.reachable == ((hand - root).length <= 2.0) and left.status == ""
+
+
+@pytest.mark.parametrize("order", ["right first", "left first"])
+def test_off_hand_on_a_bone_under_another_chain(scene, order):
+    """C29: the left arm's target is the right hand's bone: after one update the left hand is on
+    the right hand's head, (1.0, 1.2, 0.3), 1.334 m from its root (reach 2)."""
+    obj, right, left = two_handed_arms(order)
+    right_target, right_pole = right.target, right.pole
     right_target.location = (1.0, 1.2, 0.3)
     right_pole.location = (1.0, 1.2, 1.3)
     bpy.context.view_layer.update()
     assert_close(world_head(obj, "hand.R"), (1.0, 1.2, 0.3), 2 * TOLERANCE)
     assert_close(world_tail(obj, "fore.L"), (1.0, 1.2, 0.3), 2 * TOLERANCE)
     assert left.reachable and left.status == ""
+    assert_hands_together(obj, left)
 
 
 def riding_rigs():
@@ -162,32 +147,90 @@ def riding_rigs():
     return horse, rider, rider_chain
 
 
+def assert_rider_solved(rider, chain) -> None:
+    """The rider's chain solved from where the horse's chain put its root; reachable honest."""
+    root = world_head(rider, "thigh")
+    target = chain.target.matrix_world.translation
+    assert_close(world_tail(rider, "shin"), reach_point(root, target, 2.0), 3 * TOLERANCE)
+    assert chain.reachable == ((target - root).length <= 2.0) and chain.status == ""
+
+
 def test_rider_parented_to_another_rigs_chain(scene):
-    """A rig bone-parented to another rig's chain bone solves from where that chain puts it, after
-    one update and in every played frame; out of reach it says so."""
+    """A rig bone-parented to another rig's chain bone solves from where that chain puts it after
+    one update; out of reach it says so."""
     horse, rider, chain = riding_rigs()
     horse_target = horse.two_bone_ik.chains[0].target
-    for frame, location in ((1, (1.2, 0.3, 0.5)), (20, (-0.5, 1.0, 1.2))):
-        horse_target.location = location
-        horse_target.keyframe_insert("location", frame=frame)
-    scene = bpy.context.scene
-    for frame in (1, 5, 12, 20):
-        scene.frame_set(frame)
-        root = world_head(rider, "thigh")
-        target = chain.target.matrix_world.translation
-        assert_close(world_tail(rider, "shin"), reach_point(root, target, 2.0), 3 * TOLERANCE)
-        assert chain.reachable == ((target - root).length <= 2.0)
+    horse_target.location = (1.2, 0.3, 0.5)
+    bpy.context.view_layer.update()
+    assert_rider_solved(rider, chain)
     chain.target.location = world_head(rider, "thigh") + Vector((0.4, 0.9, 0.2))
     bpy.context.view_layer.update()
     assert chain.reachable
     assert_close(world_tail(rider, "shin"), chain.target.location, 3 * TOLERANCE)
-    horse_target.animation_data_clear()
     horse_target.location = (0.0, 0.3, -1.6)  # carries the rider's root away from its target
     bpy.context.view_layer.update()
     root = world_head(rider, "thigh")
     assert (chain.target.location - root).length > 2.0
     assert not chain.reachable
     assert_close(world_tail(rider, "shin"), reach_point(root, chain.target.location, 2.0), 3 * TOLERANCE)
+
+
+def follower_setups():
+    """Each kind of chain following another, as (name, build): build returns the animated source,
+    its two keys, a check of the follower at the current frame, and the bone to render."""
+
+    def stacked():
+        obj, upper, lower = stacked_leg("lower first")
+        lower.target.location = (0.6, 2.6, 0.4)
+        keys = ((1, (-0.8, 0.4, 0.5)), (20, (1.2, 0.4, 0.5)))
+        return upper.target, keys, lambda: assert_stacked_solved(obj, upper, lower), (obj, "toe")
+
+    def off_hand():
+        obj, right, left = two_handed_arms("left first")
+        right.pole.location = (1.0, 1.2, 1.3)
+        keys = ((1, (1.0, 1.2, 0.3)), (20, (0.2, 1.5, -0.6)))
+        return right.target, keys, lambda: assert_hands_together(obj, left), (obj, "fore.L")
+
+    def rider():
+        horse, rider, chain = riding_rigs()
+        keys = ((1, (1.2, 0.3, 0.5)), (20, (-0.5, 1.0, 1.2)))
+        return (
+            horse.two_bone_ik.chains[0].target,
+            keys,
+            lambda: assert_rider_solved(rider, chain),
+            (rider, "shin"),
+        )
+
+    return {"chain below a chain": stacked, "off-hand on a bone under a chain": off_hand, "rider": rider}
+
+
+@pytest.mark.parametrize("setup", list(follower_setups()))
+def test_following_chains_in_playback_and_render(scene, tmp_path, setup):
+    """In each of 20 played frames, and in a background animation render started elsewhere in the
+    timeline, a chain following another is where its solve from the other's new pose puts it."""
+    source, keys, check, (obj, bone) = follower_setups()[setup]()
+    for frame, location in keys:
+        source.location = location
+        source.keyframe_insert("location", frame=frame)
+    scene = bpy.context.scene
+    for frame in range(1, 21):
+        scene.frame_set(frame)
+        check()
+    expected = {}
+    for frame in (2, 17):
+        scene.frame_set(frame)
+        expected[frame] = world_tail(obj, bone)
+    center = ((expected[2].x + expected[17].x) / 2, (expected[2].z + expected[17].z) / 2)
+    setup_marker_render(scene, obj, bone, center, size=4.0)
+    scene.frame_set(9)  # each rendered frame solves its own inputs
+    scene.render.filepath = str(tmp_path / "frame_")
+    for frame in (2, 17):
+        scene.frame_start = scene.frame_end = frame
+        assert bpy.ops.render.render(animation=True) == {"FINISHED"}
+        found = marker_world(tmp_path / f"frame_{frame:04d}.png", center, size=4.0)
+        assert found is not None
+        # One pixel is 4 m / 256 = 1.6 cm; the marker's centroid is good to about half of it.
+        assert abs(found[0] - expected[frame].x) < 0.02 and abs(found[1] - expected[frame].z) < 0.02
 
 
 def test_a_constraint_between_chains_is_named_in_the_status(scene):
@@ -289,4 +332,20 @@ def test_target_outside_the_evaluated_scene_is_a_status(scene):
     assert [obj.pose.bones[f"MCH-IK-{name}"].matrix_basis.copy() for name in ("thigh", "shin")] == mechanism
     bpy.context.view_layer.update()
     assert chain.status == ""
+    assert_close(world_tail(obj, "shin"), target.location, 2 * TOLERANCE)
+
+
+def test_rig_in_a_background_set_scene_solves(scene):
+    """A rig in the scene set as the background of the evaluated scene solves there."""
+    obj = make_armature("Leg", LEG[:2])
+    target, pole = make_empty("Target", (0.5, 1.5, 0.3)), make_empty("Pole", (1, 1, 0))
+    chain = add_chain(obj, target, pole)
+    props = bpy.context.scene
+    shot = bpy.data.scenes.new("Shot")
+    shot.background_set = props
+    bpy.context.window.scene = shot
+    bpy.context.view_layer.update()
+    target.location = (-0.4, 1.1, 0.6)
+    bpy.context.view_layer.update()
+    assert chain.status == "" and chain.reachable
     assert_close(world_tail(obj, "shin"), target.location, 2 * TOLERANCE)

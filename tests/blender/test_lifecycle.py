@@ -258,6 +258,25 @@ def test_file_saved_with_extension_disabled_solves_on_open(scene, tmp_path):
     assert_solved(obj, (-0.2, 0.1, 0.4), POLE)
 
 
+def test_enabling_the_extension_on_an_open_file_solves_it_at_once(scene):
+    """The target moved while the extension was off: enabling it writes the solve straight away,
+    before anything else updates the scene."""
+    obj = make_leg()
+    target = make_empty("Target", (0.4, 0.1, 0.3))
+    add_chain(obj, target, make_empty("Pole", POLE))
+    bpy.context.view_layer.update()
+    disable_extension()
+    try:
+        target.location = (-0.2, 0.1, 0.4)
+        bpy.context.view_layer.update()
+        stale = [obj.pose.bones[f"MCH-IK-{name}"].matrix_basis.copy() for name in ("thigh", "shin")]
+    finally:
+        enable_extension()
+    assert [obj.pose.bones[f"MCH-IK-{name}"].matrix_basis.copy() for name in ("thigh", "shin")] != stale
+    assert obj.two_bone_ik.chains[0].status == ""
+    assert_solved(obj, (-0.2, 0.1, 0.4), POLE)
+
+
 def save_leg_file(path, name: str, target_location) -> None:
     """A file holding one armature ``name`` with a chain whose target is ``<name> Target``."""
     bpy.ops.wm.read_homefile(use_empty=True)
