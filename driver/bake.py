@@ -178,12 +178,11 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
             raise BakeError(f"Chain '{name}' has no target")
         try:
             bones += [bone for _, bone in chain_bone_slots(obj, chain)]
-            upper_bone, _ = evaluate.chain_bones(obj, chain)
             mechanism.mechanism_bones(obj, chain)
             # The driver's checks of the target and pole (the armature itself without a bone, a
             # missing bone, a cycle): a chain failing them would key its unsolved pose.
             for which in ("target", "pole"):
-                evaluate.source_matrix(obj, chain, depsgraph, which, upper_bone)
+                evaluate.source_matrix(obj, chain, depsgraph, which, check_cycle=True)
         except ChainError as error:
             raise BakeError(f"Chain '{name}' cannot be baked: {error}") from None
     return list(dict.fromkeys(bones))

@@ -29,14 +29,14 @@ from .status import (  # noqa: F401  (the statuses are re-exported for chains.py
 )
 
 
-def source_matrix(obj, chain, depsgraph, which: str, upper_bone=None) -> Matrix | None:
+def source_matrix(obj, chain, depsgraph, which: str, check_cycle: bool = False) -> Matrix | None:
     """World matrix of the chain's ``which`` ("target" or "pole"): the object's, or its bone's
     (head) when the object is an armature with a bone named; None when unset.
 
-    With ``upper_bone`` given, a source that moves with the chain's own bones raises ChainError
-    ("cycle"), as does a missing bone.
+    Raises ChainError for a missing bone, and with ``check_cycle`` for a source that moves with the
+    chain's own bones (a cycle).
     """
-    if upper_bone is not None and getattr(chain, which) is not None:
+    if check_cycle:
         status = dependency.cycle_status(obj, chain, which)
         if status:
             raise ChainError(status)
@@ -71,8 +71,9 @@ def evaluate_chain(obj, chain, depsgraph, moved: Moved | None = None, step=None,
     """
     try:
         if step is None:  # outside the plan (an operator): its cycle check is not done yet
+            chain_bones(obj, chain)
             for which in ("target", "pole"):
-                source_matrix(obj, chain, depsgraph, which, chain_bones(obj, chain)[0])
+                source_matrix(obj, chain, depsgraph, which, check_cycle=True)
         status, reachable, too_close = _solve_and_write(obj, chain, moved or Moved(depsgraph), step, solves)
     except ChainError as error:
         status, reachable, too_close = str(error), False, False

@@ -40,7 +40,7 @@ def _invertible(matrix: Matrix) -> bool:
     return math.isfinite(determinant) and abs(determinant) >= 1e-12
 
 
-def check_sources(context, obj, chain, upper_bone) -> None:
+def check_sources(context, obj, chain) -> None:
     """Refuse to snap a chain whose target or pole cannot be moved onto its FK pose.
 
     The driver's own checks (:func:`evaluate.source_matrix`) refuse a target or pole that is the
@@ -57,7 +57,7 @@ def check_sources(context, obj, chain, upper_bone) -> None:
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
     depsgraph = context.evaluated_depsgraph_get()
     for which in ("target", "pole"):
-        if evaluate.source_matrix(obj, chain, depsgraph, which, upper_bone) is None:
+        if evaluate.source_matrix(obj, chain, depsgraph, which, check_cycle=True) is None:
             if which == "target":
                 raise ChainError("Set a target object")
             continue
@@ -102,7 +102,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     """
     upper_bone, lower_bone = chain_bones(obj, chain)
     context.view_layer.update()  # the parent's pose matrix must be current
-    check_sources(context, obj, chain, upper_bone)
+    check_sources(context, obj, chain)
     bases = fk_bases(obj, chain)
     by_slot = {slot: basis for slot, _, basis in bases}
     matrices = pose_matrices(obj, upper_bone.name, lower_bone.name, by_slot["upper"], by_slot["lower"])
