@@ -21,6 +21,7 @@ from mathutils import Matrix, Quaternion
 from ..solver import solve_two_bone_ik_batch
 from . import mechanism, pose, pose_batch
 from .bones import ChainError, chain_bones, end_bone
+from .moved import disabled
 from .status import NO_POLE, POLE_NEAR, POLE_NEAR_LINE, POLE_ON_LINE, SOLVER_TOLERANCE, set_outputs
 
 # Fewer chains than this in a whole plan: the exact path is faster than numpy's fixed costs.
@@ -150,9 +151,11 @@ def _row_major(flat: list[np.ndarray]) -> np.ndarray:
     return np.swapaxes(np.concatenate(flat).reshape(-1, 4, 4), 1, 2).astype(np.float64)
 
 
-def _point(source, bone_name: str, depsgraph):
+def _point(source, bone_name: str, depsgraph, in_layer: bool):
     """World position of a target or pole (object origin, or bone head of an armature), or None
-    when its bone is missing."""
+    when its bone is missing or it is disabled in the viewport (``in_layer``: see Step.in_layer)."""
+    if in_layer and disabled(source, depsgraph):
+        return None  # the per-chain path says so
     evaluated = source.evaluated_get(depsgraph)
     if not bone_name:
         return evaluated.matrix_world.translation
@@ -237,11 +240,12 @@ def _gather(groups, depsgraph, fallback: list) -> _Rows:
                 fallback.append(entry.step)
                 continue
             target_bone = chain.target_bone if target_source.type == "ARMATURE" else ""
-            target = _point(target_source, target_bone, depsgraph)
+            in_layer = entry.step.in_layer
+            target = _point(target_source, target_bone, depsgraph, "target" in in_layer)
             pole = target
             if pole_source is not None:
                 pole_bone = chain.pole_bone if pole_source.type == "ARMATURE" else ""
-                pole = _point(pole_source, pole_bone, depsgraph)
+                pole = _point(pole_source, pole_bone, depsgraph, "pole" in in_layer)
             if target is None or pole is None:
                 fallback.append(entry.step)
                 continue
@@ -442,13 +446,16 @@ def _write(pose_bones, changes) -> None:
         channels[name] = np.empty(count * size, dtype=np.float32)
         pose_bones.foreach_get(name, channels[name])
         channels[name] = channels[name].reshape(count, size)
+    other_modes = []
     for index, quaternion, location, _, _ in changes:
-        if modes[index] != 0:  # not QUATERNION
-            pose_bones[index].matrix_basis = Matrix.LocRotScale(location, Quaternion(quaternion), None)
+        if modes[index] != 0:  # not QUATERNION: after the bulk write, which would put back its location
+            other_modes.append((index, quaternion, location))
             continue
         channels["rotation_quaternion"][index] = quaternion
         channels["location"][index] = location
         channels["scale"][index] = 1.0
     for name, values in channels.items():
         pose_bones.foreach_set(name, values.ravel())
+    for index, quaternion, location in other_modes:
+        pose_bones[index].matrix_basis = Matrix.LocRotScale(location, Quaternion(quaternion), None)
     pose_bones.id_data.update_tag(refresh={"DATA"})  # foreach_set tags nothing: one tag for the armature

@@ -14,6 +14,7 @@ from . import evaluate, mechanism, pose
 from .bones import unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .evaluate import (  # noqa: F401  (WAITS and solved are re-exported for ui/ and driver/snap.py)
+    OFF_TARGET_PREFIXES,
     WAITS,
     ChainError,
     chain_bones,

@@ -38,19 +38,23 @@ class Step(NamedTuple):
     blocked:     why the chain must not solve (two chains on one bone, a cycle); '' when it can.
     waits_on:    names of earlier chains whose pose reaches this chain's inputs through something the
                  driver does not model: the chain is one update late and says so.
-    follows:     a chain solved before it moves its inputs through parenting (read moved.Moved).
+    follows:     ((armature session_uid, chain index), name) of the chains solved before it that move
+                 its inputs through parenting: it reads their new poses (moved.Moved).
     feeds:       a later chain reads this chain's new pose (record it in moved.Moved).
     mechanism:   its (upper, lower) mechanism bone names, checked when planned; None when broken
                  (the solve then says what to run).
+    in_layer:    which of "target" and "pole" are objects of the view layer itself: one disabled
+                 there is not evaluated, so the chain says so instead of following its old place.
     """
 
     obj: bpy.types.Object
     chain_index: int
     blocked: str
     waits_on: tuple[str, ...]
-    follows: bool
+    follows: tuple[tuple[tuple[int, int], str], ...]
     feeds: bool
     mechanism: tuple[str, str] | None = None
+    in_layer: tuple[str, ...] = ()
 
 
 class Plan(NamedTuple):
@@ -61,6 +65,7 @@ class Plan(NamedTuple):
     # that had some (a constraint removed by script).
     chain_names: tuple[tuple[str, ...], ...]
     constrained: tuple[tuple[bpy.types.Object, str, int], ...]
+    references: tuple  # per chain: (armature, bone name, bone pointer) of the bones it names
     # A bone the walk looked for was missing: renaming one in may add a dependency, so re-plan
     # on every update until the file is fixed.
     fragile: bool
@@ -94,6 +99,22 @@ def _deforming_bones(mesh, groups=None) -> Iterator[tuple[bpy.types.Object, str]
                 yield modifier.object, name
 
 
+def _variable_bone(variable, target) -> str:
+    """The bone a driver variable reads on an armature: its bone target, or the pose bone its
+    property path goes through (``pose.bones["shin"].tail``); '' for the object itself."""
+    if target.id.type != "ARMATURE":
+        return ""
+    if variable.type != "SINGLE_PROP":
+        return target.bone_target
+    path, prefix = target.data_path, 'pose.bones["'
+    end = path.find('"]', len(prefix)) if path.startswith(prefix) else -1
+    try:
+        resolved = target.id.path_resolve(path[: end + 2]) if end > 0 else None
+    except ValueError:
+        return ""
+    return resolved.name if isinstance(resolved, bpy.types.PoseBone) else ""
+
+
 class _Walker:
     """Finds every armature bone a point follows; remembers what the plan depends on."""
 
@@ -120,8 +141,7 @@ class _Walker:
                     for target in variable.targets:
                         source = target.id
                         if isinstance(source, bpy.types.Object):
-                            bone = target.bone_target if source.type == "ARMATURE" else ""
-                            table.setdefault(name, []).append((source, bone))
+                            table.setdefault(name, []).append((source, _variable_bone(variable, target)))
         return table.get(bone_name, [])
 
     def _foreign(self, owner, constraints, key: tuple[int, str]) -> list:
@@ -170,8 +190,9 @@ class _Walker:
                     stack.append((source, subtarget, False))
                 else:
                     stack.append((source, "", False))
-                    if subtarget:  # a vertex group of a mesh: the bones deforming it
-                        stack += [(arm, group, False) for arm, group in _deforming_bones(source, [subtarget])]
+                    # A vertex group of a mesh, or the mesh's surface (Shrinkwrap): the bones deforming it.
+                    groups = [subtarget] if subtarget else None
+                    stack += [(arm, group, False) for arm, group in _deforming_bones(source, groups)]
             parent = obj.parent
             if parent is None:
                 continue
@@ -264,14 +285,16 @@ def _outside(chain, members: set[int], scene_name: str) -> str:
     return ""
 
 
-def _waits(keys, sources: dict[int, bool]) -> tuple[str, ...]:
-    """Names of the chains among ``sources`` reached through something not modelled."""
-    names = []
-    for position, modelled in sources.items():
-        if not modelled:
-            obj, index = keys[position]
-            names.append(obj.two_bone_ik.chains[index].name)
-    return tuple(sorted(names))
+def _name(keys, reader: int, position: int) -> str:
+    """Display name of the chain at ``position``, seen from the chain at ``reader``: the chain's
+    name, with its armature's in front when that is another armature."""
+    obj, index = keys[position]
+    name = obj.two_bone_ik.chains[index].name
+    return name if obj == keys[reader][0] else f"{obj.name}: {name}"
+
+
+def _names(keys, reader: int, positions) -> tuple[str, ...]:
+    return tuple(sorted(_name(keys, reader, position) for position in positions))
 
 
 def _mechanism(obj, index: int, drivers: dict[int, dict[str, frozenset[str]]]) -> tuple[str, str] | None:
@@ -281,11 +304,12 @@ def _mechanism(obj, index: int, drivers: dict[int, dict[str, frozenset[str]]]) -
         return None
 
 
-def build(armatures, members: set[int], scene_name: str, scene_size: int) -> Plan:
+def build(armatures, members: set[int], layer: set[int], scene_name: str) -> Plan:
     """The solving plan of the chains of ``armatures`` (original objects in the evaluated scene).
 
     ``members``: session_uids of every object in the scene (scope.py); a target or pole outside it
-    is a status, and the chain writes nothing.
+    is a status, and the chain writes nothing. ``layer``: those of the view layer itself, whose
+    visibility there decides whether Blender evaluates them.
     """
     walker = _Walker()
     keys = [(obj, index) for obj in armatures for index in range(len(obj.two_bone_ik.chains))]
@@ -335,39 +359,96 @@ def build(armatures, members: set[int], scene_name: str, scene_size: int) -> Pla
             if waiting[reader] == 0:
                 heapq.heappush(ready, reader)
     done = set(order)
-    for position in range(len(keys)):
-        if position not in done:  # in a cycle between chains, or after one
-            names = ", ".join(f"'{name}'" for name in _waits(keys, dict.fromkeys(after[position], False)))
+    leftover = [position for position in range(len(keys)) if position not in done]
+    cycles = _on_cycles(leftover, after)
+    for position in leftover:
+        names = ", ".join(
+            f"'{name}'" for name in _names(keys, position, [p for p in after[position] if p not in done])
+        )
+        if position in cycles:
             blocked.setdefault(position, f"This chain and {names} move each other: a cycle")
-            order.append(position)
+        else:
+            blocked.setdefault(position, f"Follows chain {names}, which is in a cycle: nothing is written")
+        order.append(position)
 
     feeds = {source for sources in after for source, modelled in sources.items() if modelled}
     drivers = {obj.session_uid: mechanism.driver_paths(obj) for obj in armatures}
-    steps = [
-        Step(
-            *keys[position],
-            blocked.get(position, ""),
-            _waits(keys, after[position]),
-            any(after[position].values()),
-            position in feeds,
-            _mechanism(*keys[position], drivers),
+    steps = []
+    for position in order:
+        obj, index = keys[position]
+        sources = after[position]
+        parented = [p for p, exact in sources.items() if exact]
+        follows = tuple(((keys[p][0].session_uid, keys[p][1]), _name(keys, position, p)) for p in parented)
+        steps.append(
+            Step(
+                obj,
+                index,
+                blocked.get(position, ""),
+                _names(keys, position, [p for p, exact in sources.items() if not exact]),
+                follows,
+                position in feeds,
+                _mechanism(obj, index, drivers),
+                _in_layer(obj.two_bone_ik.chains[index], layer),
+            )
         )
-        for position in order
-    ]
     return Plan(
         steps,
         tuple(armatures),
         tuple(tuple(obj.two_bone_ik.chains.keys()) for obj in armatures),
         tuple(walker.constrained.values()),
+        tuple(_references(obj, obj.two_bone_ik.chains[index]) for obj, index in keys),
         walker.fragile,
-        scene_size,
+        len(layer),
         {},
     )
 
 
+def _in_layer(chain, layer: set[int]) -> tuple[str, ...]:
+    """Which of the chain's target and pole are objects of the view layer itself."""
+    return tuple(
+        which
+        for which in ("target", "pole")
+        if getattr(chain, which) is not None and getattr(chain, which).session_uid in layer
+    )
+
+
+def _on_cycles(positions: list[int], after: list[dict[int, bool]]) -> set[int]:
+    """Those of ``positions`` that reach themselves through ``after`` (a cycle, not a chain after one)."""
+    inside = set(positions)
+    on_cycles = set()
+    for start in positions:
+        stack, seen = [p for p in after[start] if p in inside], set()
+        while stack:
+            position = stack.pop()
+            if position == start:
+                on_cycles.add(start)
+                break
+            if position not in seen:
+                seen.add(position)
+                stack += [p for p in after[position] if p in inside]
+    return on_cycles
+
+
+def _references(obj, chain) -> tuple:
+    """The bones the chain names (its bones, target and pole bones), each with the bone it names
+    now (``as_pointer()``, 0 when missing): a rename gives a name to another bone, and renames
+    update no relations."""
+    named = [(obj, chain.upper_bone), (obj, chain.lower_bone)]
+    for which in ("target", "pole"):
+        source = getattr(chain, which)
+        if source is not None and source.type == "ARMATURE" and getattr(chain, f"{which}_bone"):
+            named.append((source, getattr(chain, f"{which}_bone")))
+    return tuple((armature, name, _pointer(armature, name)) for armature, name in named)
+
+
+def _pointer(armature, name: str) -> int:
+    bone = armature.data.bones.get(name)
+    return bone.as_pointer() if bone is not None else 0
+
+
 def stale(plan: Plan) -> bool:
     """Whether ``plan`` no longer fits: chains added, removed, renamed or moved, a walked constraint
-    removed, or a missing bone that a rename may have brought back."""
+    removed, a bone a chain names renamed, or a missing bone that a rename may have brought back."""
     if plan.fragile or plan.chain_names != tuple(
         tuple(obj.two_bone_ik.chains.keys()) for obj in plan.armatures
     ):
@@ -376,4 +457,6 @@ def stale(plan: Plan) -> bool:
         holder = owner.pose.bones.get(bone) if bone else owner
         if holder is None or len(holder.constraints) != count:
             return True
-    return False
+    return any(
+        _pointer(armature, name) != pointer for named in plan.references for armature, name, pointer in named
+    )

@@ -15,12 +15,15 @@ from mathutils import Matrix, Vector
 from ..solver import solve_two_bone_ik
 from . import batch, dependency, mechanism, pose, scope
 from .bones import ChainError, chain_bones, end_bone
-from .moved import Moved
+from .moved import Moved, disabled
 from .status import (  # noqa: F401  (the statuses are re-exported for chains.py and the UI)
     NO_POLE,
+    OFF_TARGET_PREFIXES,
     POLE_NEAR,
     POLE_NEAR_LINE,
     POLE_ON_LINE,
+    SHEAR_TOLERANCE,
+    SHEARED,
     SOLVER_TOLERANCE,
     WAITS,
     WARNING_PREFIXES,
@@ -43,15 +46,18 @@ def source_matrix(obj, chain, depsgraph, which: str, check_cycle: bool = False) 
     return _source(Moved(depsgraph), obj, chain, which)
 
 
-def _source(moved: Moved, obj, chain, which: str) -> Matrix | None:
+def _source(moved: Moved, obj, chain, which: str, in_layer: bool = False) -> Matrix | None:
     """World matrix of the chain's target or pole after this update's earlier solves (see
-    :func:`source_matrix`); ChainError for the armature itself without a bone, or a missing bone."""
+    :func:`source_matrix`); ChainError for the armature itself without a bone, a missing bone, or
+    (``in_layer``: it is an object of the view layer) a source disabled in the viewport."""
     source = getattr(chain, which)
     if source is None:
         return None
     bone_name = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
     if source == obj and not bone_name:
         raise ChainError(f"The {which} is this armature: pick one of its control bones as {which} bone")
+    if in_layer and disabled(source, moved.depsgraph):
+        raise ChainError(f"The {which} '{source.name}' is disabled in the viewport: keeping the last pose")
     if not bone_name:
         return moved.world(source)
     bone_matrix = moved.bone_matrix(source, bone_name) if source.pose is not None else None
@@ -81,6 +87,11 @@ def evaluate_chain(obj, chain, depsgraph, moved: Moved | None = None, step=None,
         names = ", ".join(f"'{name}'" for name in step.waits_on)
         status = f"{WAITS} chain {names}: a constraint or driver between them makes it one update late"
         reachable = False
+    late = [name for key, name in step.follows if key in moved.inexact] if step is not None and moved else []
+    if late and solved(status):
+        names = ", ".join(f"'{name}'" for name in late)
+        status = f"{WAITS} chain {names}: its influence blend under uneven scale makes this one update late"
+        reachable = False
     set_outputs(chain, status, reachable, too_close)
 
 
@@ -102,10 +113,11 @@ def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tup
     upper_bone, lower_bone = chain_bones(obj, chain)
     names = step.mechanism if step is not None else None
     mechanism_upper, mechanism_lower = names or mechanism.mechanism_bones(obj, chain)
-    target_matrix = _source(moved, obj, chain, "target")
+    in_layer = step.in_layer if step is not None else ()
+    target_matrix = _source(moved, obj, chain, "target", "target" in in_layer)
     if target_matrix is None:
         raise ChainError("Set a target object")
-    pole_matrix = _source(moved, obj, chain, "pole")
+    pole_matrix = _source(moved, obj, chain, "pole", "pole" in in_layer)
     if chain.end_rotation == "TARGET":
         if end_bone(chain, lower_bone) is None:
             raise ChainError(f"End Rotation is Target, but '{lower_bone.name}' has no child bone to turn")
@@ -145,7 +157,8 @@ def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tup
     solved_upper, solved_lower, status, solver_reachable, too_close, length = solve
     _write(obj, ((mechanism_upper, solved_upper), (mechanism_lower, solved_lower)), length)
     if step is not None and step.feeds:
-        moved.record(obj, _new_poses(upper_eval, lower_eval, parent_matrix, solved_upper, solved_lower))
+        poses, exact = _new_poses(upper_eval, lower_eval, world, parent_matrix, solved_upper, solved_lower)
+        moved.record(obj, poses, None if exact else (obj.session_uid, step.chain_index))
 
     reachable = solver_reachable
     constrained = _constrained_bone(upper_eval, lower_eval)
@@ -204,21 +217,35 @@ def _solve(upper_bone, lower_bone, target_point, pole_point, parent_matrix, fk_u
     )
     fold = abs(shape.upper_length - shape.lower_length)
     too_close = not result.reachable and (target_point - root).length < fold
-    return solved_upper, solved_lower, status, bool(result.reachable), too_close, length
+    reachable = bool(result.reachable)
+    # Uneven pose scale on the upper bone or above shears the lower bone as the upper one turns;
+    # rotation channels cannot undo a shear, so check where the end really lands.
+    upper_pose = pose.to_pose(upper_bone, solved_upper, parent_matrix)
+    tail = pose.to_pose(lower_bone, solved_lower, upper_pose) @ Vector((0.0, lower_bone.length, 0.0))
+    if (tail - end_point).length > SHEAR_TOLERANCE * length:
+        status, reachable = f"{SHEARED} the chain: its end misses the solve", False
+    return solved_upper, solved_lower, status, reachable, too_close, length
 
 
-def _new_poses(upper_eval, lower_eval, parent_matrix, solved_upper, solved_lower):
-    """(bone, pose matrix) of the chain bones as Blender will evaluate them from this solve: each
-    bone's constraint blends its channels toward its mechanism bone by the constraint's evaluated
-    influence (the local blend, exact for uniform armature scale; see docs/design.md)."""
-    poses = []
+def _new_poses(upper_eval, lower_eval, world, parent_matrix, solved_upper, solved_lower):
+    """((bone, pose matrix) of the chain bones as Blender will evaluate them from this solve, exact).
+
+    Each bone's constraint blends its channels toward its mechanism bone by the constraint's
+    evaluated influence. Blender interpolates world matrices; that equals the local blend computed
+    here when the bone's parent frame in world space has uniform scale, or at influence 0 and 1
+    (docs/design.md). ``exact`` is False otherwise: what follows the chain is one update late.
+    """
+    poses, exact = [], True
     for pose_bone, solved_basis in ((upper_eval, solved_upper), (lower_eval, solved_lower)):
         constraint = pose_bone.constraints.get(mechanism.CONSTRAINT)
         influence = constraint.influence if constraint is not None else 0.0
+        if 0.0 < influence < 1.0:
+            frame = world.to_3x3() @ parent_matrix.to_3x3() if parent_matrix is not None else world.to_3x3()
+            exact = exact and pose.uniform(frame)
         basis = pose.blend(pose_bone.matrix_basis.copy(), solved_basis, influence)
         parent_matrix = pose.to_pose(pose_bone.bone, basis, parent_matrix)
         poses.append((pose_bone.name, parent_matrix))
-    return poses
+    return poses, exact
 
 
 def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float) -> str:

@@ -31,9 +31,14 @@ class Moved:
         self._armatures: set[int] = set()
         self._derived: dict[tuple[int, str], Matrix | None] = {}  # bones below them; None: unmoved
         self._changes: dict[int, Matrix | None] = {}  # objects: world-space change; None: unmoved
+        # (armature session_uid, chain index) of chains whose new pose could only be estimated.
+        self.inexact: set[tuple[int, int]] = set()
 
-    def record(self, obj, poses) -> None:
-        """Record (bone name, new pose matrix) pairs of a chain of ``obj`` just solved."""
+    def record(self, obj, poses, inexact: tuple[int, int] | None = None) -> None:
+        """Record (bone name, new pose matrix) pairs of a chain of ``obj`` just solved; ``inexact``:
+        the chain's key when the poses are only an estimate."""
+        if inexact is not None:
+            self.inexact.add(inexact)
         self._armatures.add(obj.session_uid)
         for name, matrix in poses:
             self._solved[(obj.session_uid, name)] = matrix
@@ -43,19 +48,24 @@ class Moved:
     def _new_pose(self, obj, pose_bone) -> Matrix | None:
         """The new pose matrix of ``pose_bone`` (of ``obj``'s evaluated pose), or None when nothing
         recorded moves it."""
-        key = (obj.session_uid, pose_bone.name)
-        solved = self._solved.get(key)
-        if solved is not None:
-            return solved
-        if key in self._derived:
-            return self._derived[key]
-        parent = pose_bone.parent
-        parent_matrix = self._new_pose(obj, parent) if parent is not None else None
-        result = None
-        if parent_matrix is not None:
-            result = pose.to_pose(pose_bone.bone, pose_bone.matrix_basis, parent_matrix)
-        self._derived[key] = result
-        return result
+        uid = obj.session_uid
+        path = []  # the bone and its parents up to a known one, nearest first
+        known: Matrix | None = None
+        while pose_bone is not None:
+            key = (uid, pose_bone.name)
+            if key in self._solved:
+                known = self._solved[key]
+                break
+            if key in self._derived:
+                known = self._derived[key]
+                break
+            path.append(pose_bone)
+            pose_bone = pose_bone.parent
+        for bone in reversed(path):  # down from the known parent, by each bone's channels
+            if known is not None:
+                known = pose.to_pose(bone.bone, bone.matrix_basis, known)
+            self._derived[(uid, bone.name)] = known
+        return known
 
     def bone_matrix(self, obj, name: str) -> Matrix | None:
         """Armature-space pose matrix of ``obj``'s bone ``name`` after this update's solves; None when
@@ -100,3 +110,15 @@ class Moved:
             return evaluated
         change = self._change(obj)
         return evaluated if change is None else change @ evaluated
+
+
+def disabled(source, depsgraph) -> bool:
+    """Whether ``source``, an object of the depsgraph's view layer, is disabled in the viewport (by
+    itself or its collection; one hidden with H is still evaluated). Blender then stops evaluating
+    its transform, so a chain following it would follow its old place."""
+    if depsgraph.mode == "RENDER":
+        return False
+    if source.hide_viewport:
+        return True
+    view_layer = depsgraph.view_layer  # invisible but not hidden with H: its collection is disabled
+    return not source.visible_get(view_layer=view_layer) and not source.hide_get(view_layer=view_layer)

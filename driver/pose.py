@@ -43,6 +43,17 @@ def invertible(matrix: Matrix) -> bool:
     return math.isfinite(determinant) and axes > 0.0 and abs(determinant) > 1e-6 * axes
 
 
+def uniform(matrix: Matrix) -> bool:
+    """Whether a 3x3 is a rotation times a uniform scale (no shear, the same scale on every axis)."""
+    gram = matrix.transposed() @ matrix
+    scale = gram[0][0]
+    return scale > 0.0 and all(
+        abs(gram[row][column] - (scale if row == column else 0.0)) <= 1e-6 * scale
+        for row in range(3)
+        for column in range(3)
+    )
+
+
 def _orthonormal(vector: Vector, axis: Vector) -> Vector:
     """``vector`` with its ``axis`` component removed, normalised."""
     return (vector - vector.dot(axis) * axis).normalized()

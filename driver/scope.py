@@ -66,9 +66,8 @@ def plan(depsgraph, relations_changed: bool = False, recount: bool = False) -> d
         except ReferenceError:  # an object was deleted
             pass
     objects = members(depsgraph)
-    plan = dependency.build(
-        _armatures(objects.values()), set(objects), depsgraph.scene.name, len(depsgraph.view_layer.objects)
-    )
+    layer = {obj.session_uid for obj in depsgraph.view_layer.objects}
+    plan = dependency.build(_armatures(objects.values()), set(objects), layer, depsgraph.scene.name)
     batched, steps = batch.prepare(plan.steps)
     plan = plan._replace(batch=batched, steps=steps)
     _plans[key] = plan

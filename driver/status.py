@@ -17,7 +17,13 @@ NO_POLE = "No pole: the joint bends as in the rest pose"
 POLE_ON_LINE = "Pole is on the root-target line: the bend uses the fallback axis"
 POLE_NEAR = "Pole is nearly on the root-target line: the bend is unstable"
 WAITS = "Waits on"
-WARNING_PREFIXES = ("No pole", "Pole is on", "Pole is nearly", "Constraints on", WAITS)
+SHEARED = "Uneven pose scale shears"
+# An end further than this share of the chain's length from the solve is a miss: float32 noise
+# reaches 2e-5 on a folded chain a few metres from the origin; shears from uneven scale are cm.
+SHEAR_TOLERANCE = 1e-4
+WARNING_PREFIXES = ("No pole", "Pole is on", "Pole is nearly", "Constraints on", WAITS, SHEARED)
+# Statuses of chains that solved but whose end misses the target: the panel shows the miss.
+OFF_TARGET_PREFIXES = ("Constraints on", SHEARED)
 
 
 def solved(status: str) -> bool:

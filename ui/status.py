@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import bpy
 
-from ..driver.chains import WAITS, solved
+from ..driver.chains import OFF_TARGET_PREFIXES, WAITS, solved
 
 
 class ChainState(NamedTuple):
@@ -48,7 +48,7 @@ def chain_state(context, chain) -> ChainState:
     if not solved(chain.status):
         return ChainState("FAILED", "ERROR", chain.status)
     distance = length_text(context, chain.shortfall)
-    if chain.status.startswith("Constraints on"):
+    if chain.status.startswith(OFF_TARGET_PREFIXES):
         return ChainState("OFF_TARGET", "ERROR", f"Off target by {distance}")
     if chain.status.startswith(WAITS):
         return ChainState("WAITING", "TIME", "One update late")

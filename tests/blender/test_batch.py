@@ -165,3 +165,21 @@ def test_chains_the_batch_cannot_do_go_to_the_exact_path(scene):
         bpy.context.view_layer.update()
         batched = mechanism_state(obj)
     assert_same(batched, exact_state(obj))
+
+
+def test_mechanism_bones_in_euler_mode_keep_their_location_when_written_in_bulk(scene):
+    """Every bone set to XYZ Euler (a common pipeline step), mechanism bones included, and the upper
+    bones given an FK location: the bulk write keeps each mechanism bone's location."""
+    obj = random_rig(5, (1.0, 1.0, 1.0))
+    for pose_bone in obj.pose.bones:
+        pose_bone.rotation_mode = "XYZ"
+    for index in range(CHAINS):
+        obj.pose.bones[f"upper.{index}"].location = (0.1, 0.05, -0.08)
+    bpy.context.view_layer.update()
+    driver = package().driver
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    assert driver.batch.evaluate(driver.scope.plan(depsgraph).batch, depsgraph) == []
+    with driver_handlers_off():
+        bpy.context.view_layer.update()
+        batched = mechanism_state(obj)
+    assert_same(batched, exact_state(obj))

@@ -6,7 +6,7 @@ import random
 
 import bpy
 import pytest
-from blender_rig import add_chain, assert_close, make_empty, make_leg, world_head, world_tail
+from blender_rig import add_chain, assert_close, make_empty, make_leg, package, world_head, world_tail
 from mathutils import Euler, Matrix, Vector
 
 from solver import solve_two_bone_ik
@@ -443,3 +443,58 @@ def test_chains_whose_inputs_did_not_change_are_not_solved_again(scene, monkeypa
     bpy.context.view_layer.update()
     assert solved == ["Second", "Leg"]
     assert_close(world_tail(first, "shin"), first_chain.target.location, 2e-5)
+
+
+@pytest.mark.parametrize(
+    "bone, scale, sheared",
+    [
+        ("thigh", (1.0, 1.5, 1.0), True),
+        ("thigh", (1.0, 1.0, 1.5), True),
+        ("thigh", (1.5, 1.5, 1.5), False),
+        ("shin", (1.0, 1.5, 1.0), False),
+    ],
+)
+def test_uneven_pose_scale_that_shears_the_chain_is_a_status(scene, bone, scale, sheared):
+    """Uneven scale on the upper bone shears the lower one as the upper one turns, which rotation
+    channels cannot follow: the chain says so and is never "Reachable". Uniform scale, and any scale
+    on the lower bone, solve exactly."""
+    obj, chain = base_rig()
+    obj.pose.bones[bone].scale = scale
+    chain.target.location = (0.6, 0.1, 0.3)
+    bpy.context.view_layer.update()
+    if sheared:
+        assert chain.status.startswith("Uneven pose scale shears the chain") and not chain.reachable
+        assert chain.shortfall > 0.01
+        assert package().ui.status.chain_state(bpy.context, chain).kind == "OFF_TARGET"
+    else:
+        assert chain.status == ""
+        assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5 * 1.5)
+
+
+def test_hidden_targets_solve_and_disabled_ones_are_a_status(scene):
+    """A target hidden in the viewport (H) still drives the chain; one disabled in viewports is not
+    evaluated, so the chain says so and keeps its pose."""
+    obj, chain = base_rig()
+    chain.target.hide_set(True)
+    chain.target.location = (0.3, 0.1, 0.3)
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5)
+    chain.target.hide_viewport = True
+    bpy.context.view_layer.update()
+    chain.target.location = (-0.3, 0.1, 0.3)
+    bpy.context.view_layer.update()
+    assert chain.status == "The target 'Target' is disabled in the viewport: keeping the last pose"
+    assert not chain.reachable
+    chain.target.hide_viewport = False
+    chain.target.hide_set(False)
+    controls = bpy.data.collections.new("Controls")
+    bpy.context.scene.collection.children.link(controls)
+    controls.objects.link(chain.target)
+    bpy.context.scene.collection.objects.unlink(chain.target)
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5)
+    controls.hide_viewport = True
+    bpy.context.view_layer.update()
+    assert chain.status.startswith("The target 'Target' is disabled in the viewport")
