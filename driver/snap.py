@@ -69,20 +69,99 @@ def check_sources(context, obj, chain) -> None:
             )
 
 
-def _place(chain, which: str, point, rotation: Matrix | None = None) -> None:
-    """Put the chain's target or pole (object origin, or bone head) at world ``point``, and turn it
-    to the world 3x3 ``rotation`` when given; its scale and parenting are kept."""
+# Placing a control is checked against where Blender evaluates it; a few corrections absorb
+# constraints whose effect depends on the control's own transform.
+PLACE_ATTEMPTS = 3
+PLACE_TOLERANCE = 1e-5  # metres, and radians for End Rotation Target's rotation
+
+
+def _evaluated(context, source, control) -> Matrix:
+    """World matrix Blender gives the control now: parents and constraints included."""
+    evaluated = source.evaluated_get(context.evaluated_depsgraph_get())
+    if control is source:
+        return evaluated.matrix_world.copy()
+    return evaluated.matrix_world @ evaluated.pose.bones[control.name].matrix
+
+
+def _channels_world(source, control, basis: Matrix) -> Matrix:
+    """World matrix of the control's channels ``basis`` under its parents, without its constraints."""
+    bone = None if control is source else control
+    return source.convert_space(pose_bone=bone, matrix=basis, from_space="LOCAL", to_space="WORLD")
+
+
+def _basis_for(source, control, world: Matrix) -> Matrix:
+    bone = None if control is source else control
+    return source.convert_space(pose_bone=bone, matrix=world, from_space="WORLD", to_space="LOCAL")
+
+
+def _locked(control, before: Matrix, after: Matrix) -> str:
+    """The first locked channel the change from ``before`` to ``after`` would move, or ''."""
+    old_location, old_rotation, old_scale = before.decompose()
+    location, rotation, scale = after.decompose()
+    for axis, name in enumerate("XYZ"):
+        if control.lock_location[axis] and abs(location[axis] - old_location[axis]) > PLACE_TOLERANCE:
+            return f"location {name}"
+        if control.lock_scale[axis] and abs(scale[axis] - old_scale[axis]) > PLACE_TOLERANCE:
+            return f"scale {name}"
+    if any(control.lock_rotation) and old_rotation.rotation_difference(rotation).angle > PLACE_TOLERANCE:
+        return "rotation"
+    return ""
+
+
+def _placed(current: Matrix, wanted: Matrix, turn: bool) -> bool:
+    off = (current.translation - wanted.translation).length
+    if off > PLACE_TOLERANCE * max(1.0, wanted.translation.length):
+        return False
+    return not turn or current.to_quaternion().rotation_difference(wanted.to_quaternion()).angle <= 1e-4
+
+
+def _place(context, chain, which: str, point, rotation: Matrix | None = None) -> None:
+    """Put the chain's target or pole (object origin, or bone head) where Blender evaluates it at
+    world ``point``, turned to the world 3x3 ``rotation`` when given; its scale is kept.
+
+    Parents and constraints on the control (Child Of, Armature, Copy Transforms...) are accounted
+    for: its channels are set so that its evaluated place is the wanted one, checked by evaluating.
+
+    Raises
+    ------
+    ChainError
+        When a locked channel would have to move, or the evaluated place cannot be reached (a
+        constraint pins it, a connected bone): the control is left as it was.
+    """
     source = getattr(chain, which)
-    moved = controlled(chain, which)
-    current = source.matrix_world @ moved.matrix if moved != source else source.matrix_world
+    control = controlled(chain, which)
+    before = control.matrix_basis.copy()
+    current = _evaluated(context, source, control)
     _, turn, scale = current.decompose()
     if rotation is not None:
         turn = rotation.to_quaternion()
     wanted = Matrix.LocRotScale(point, turn, scale)
-    if moved != source:
-        moved.matrix = source.matrix_world.inverted() @ wanted
-    else:
-        source.matrix_world = wanted
+    for _ in range(PLACE_ATTEMPTS):
+        if _placed(current, wanted, rotation is not None):
+            return
+        # What parents and constraints do to the channels' world matrix, taken as a left factor
+        # (exact for parenting, Child Of, Armature): undo it on the wanted place.
+        follow = current @ _channels_world(source, control, control.matrix_basis).inverted()
+        basis = _basis_for(source, control, follow.inverted() @ wanted)
+        locked = _locked(control, before, basis)
+        if locked:
+            _restore(context, control, before)
+            raise ChainError(f"The {which} '{control.name}' has its {locked} locked: nothing was snapped")
+        control.matrix_basis = basis
+        context.view_layer.update()
+        current = _evaluated(context, source, control)
+    if not _placed(current, wanted, rotation is not None):
+        _restore(context, control, before)
+        off = (current.translation - wanted.translation).length
+        raise ChainError(
+            f"The {which} '{control.name}' cannot be put on the FK pose ({off:.3g} off): a constraint or "
+            "its parenting holds it; nothing was snapped"
+        )
+
+
+def _restore(context, control, basis: Matrix) -> None:
+    control.matrix_basis = basis
+    context.view_layer.update()
 
 
 def snap_ik_to_fk(context, obj, chain) -> None:
@@ -92,7 +171,9 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     chain on or its influence up changes nothing. With End Rotation set to Target, the target also
     turns to the end bone's FK rotation.
 
-    Nothing moves when the chain cannot be snapped (:func:`check_sources`).
+    Target and pole land where Blender evaluates them, through their parents and constraints (a
+    Child Of to a prop, an Armature constraint). Nothing moves when the chain cannot be snapped
+    (:func:`check_sources`, a locked channel, a constraint that pins a control).
 
     Raises
     ------
@@ -117,9 +198,14 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     pole = pole_point(joint, side, length)
     if not math.isfinite(end.length + pole.length):  # NaN or inf in either
         raise ChainError("The FK pose is at a non-finite position: nothing to snap to")
-    _place(chain, "target", world @ end, rotation)
+    target_before = controlled(chain, "target").matrix_basis.copy()
+    _place(context, chain, "target", world @ end, rotation)
     if chain.pole is not None:
-        _place(chain, "pole", world @ pole)
+        try:
+            _place(context, chain, "pole", world @ pole)
+        except ChainError:
+            _restore(context, controlled(chain, "target"), target_before)
+            raise
 
 
 def snap_fk_to_ik(context, obj, chain) -> None:

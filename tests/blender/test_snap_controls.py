@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Snap IK to FK through the controls' own parents and constraints (README, "Operators").
+
+A target or pole with a Child Of to a prop (the usual parent-space switch), or a control bone with
+one, lands where Blender evaluates it on the FK pose, so enabling the chain moves nothing. A control
+that cannot be put there (a constraint pins it, a locked channel, a connected bone) is refused with
+the reason, and nothing moves.
+"""
+
+import math
+
+import bpy
+import pytest
+from blender_rig import add_chain, assert_close, make_armature, make_empty, world_head, world_tail
+from mathutils import Euler, Matrix
+
+TOLERANCE = 1e-5
+LEG = [
+    ("thigh", (0, 0, 0), (0, 1, 0), None, False),
+    ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
+]
+
+
+def run_snap(obj):
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        return bpy.ops.pose.two_bone_ik_snap_ik_to_fk()
+
+
+def posed_leg(bones=LEG, target=None, pole=None):
+    """A leg whose chain is off, posed by hand (FK) so its tip is somewhere new."""
+    obj = make_armature("Leg", bones)
+    chain = add_chain(obj, target or make_empty("Target", (0, 2, 0)), pole or make_empty("Pole", (1, 1, 0)))
+    chain.enabled = False
+    obj.pose.bones["thigh"].rotation_quaternion = Euler((0.4, -0.3, 0.9)).to_quaternion()
+    obj.pose.bones["shin"].rotation_quaternion = Euler((0.0, 0.0, -1.1)).to_quaternion()
+    bpy.context.view_layer.update()
+    return obj, chain
+
+
+def child_of(empty, parent) -> None:
+    """A Child Of to ``parent`` with its inverse cleared: the empty's channels are in the parent's space."""
+    constraint = empty.constraints.new("CHILD_OF")
+    constraint.target = parent
+    constraint.inverse_matrix = Matrix.Identity(4)
+
+
+def assert_enabling_moves_nothing(obj, chain) -> None:
+    fk = [(world_head(obj, name), world_tail(obj, name)) for name in ("thigh", "shin")]
+    chain.enabled = True
+    bpy.context.view_layer.update()
+    assert chain.status == "" and chain.reachable
+    for (head, tail), name in zip(fk, ("thigh", "shin"), strict=True):
+        assert_close(world_head(obj, name), head, TOLERANCE)
+        assert_close(world_tail(obj, name), tail, TOLERANCE)
+
+
+def evaluated_position(obj):
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    return obj.evaluated_get(depsgraph).matrix_world.translation.copy()
+
+
+def test_snap_through_a_child_of_to_a_prop(scene):
+    """Target and pole each have a Child Of to a prop empty at (5, 0, 0) turned 90 degrees: after
+    Snap IK to FK the target is evaluated on the FK tip, and enabling the chain moves nothing."""
+    hand = make_empty("Hand", (5, 0, 0))
+    hand.rotation_euler = (0.0, 0.0, math.pi / 2)
+    obj, chain = posed_leg()
+    child_of(chain.target, hand)
+    child_of(chain.pole, hand)
+    bpy.context.view_layer.update()
+    tip = world_tail(obj, "shin")
+    assert (evaluated_position(chain.target) - tip).length > 1.0
+    assert run_snap(obj) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert_close(evaluated_position(chain.target), tip, TOLERANCE)
+    assert_enabling_moves_nothing(obj, chain)
+
+
+def test_snap_with_end_rotation_target_turns_the_evaluated_target(scene):
+    """With End Rotation Target the target's evaluated rotation (through its Child Of) becomes the
+    foot's FK rotation: enabling the chain turns no bone."""
+    hand = make_empty("Hand", (5, 0, 0))
+    hand.rotation_euler = (0.3, 0.0, math.pi / 2)
+    obj, chain = posed_leg([*LEG, ("foot", (0, 2, 0), (0, 2.3, 0.1), "shin", True)])
+    child_of(chain.target, hand)
+    chain.end_rotation = "TARGET"
+    obj.pose.bones["foot"].rotation_quaternion = Euler((0.2, 0.5, 0.0)).to_quaternion()
+    bpy.context.view_layer.update()
+    foot = world_tail(obj, "foot")
+    assert run_snap(obj) == {"FINISHED"}
+    chain.enabled = True
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert_close(world_tail(obj, "foot"), foot, 2 * TOLERANCE)
+
+
+def test_snap_through_a_control_bones_child_of(scene):
+    """The target is a control bone of another rig with a Child Of to a prop: it lands on the tip."""
+    prop = make_empty("Prop", (0, 3, 1))
+    prop.rotation_euler = (0.0, 0.6, 0.0)
+    controls = make_armature("Controls", [("ctrl", (2, 0, 0), (2, 0.3, 0), None, False)])
+    constraint = controls.pose.bones["ctrl"].constraints.new("CHILD_OF")
+    constraint.target = prop
+    constraint.inverse_matrix = Matrix.Identity(4)
+    obj, chain = posed_leg(target=controls)
+    chain.target_bone = "ctrl"
+    bpy.context.view_layer.update()
+    tip = world_tail(obj, "shin")
+    assert run_snap(obj) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert_close(world_head(controls, "ctrl"), tip, TOLERANCE)
+    assert_enabling_moves_nothing(obj, chain)
+
+
+@pytest.mark.parametrize(
+    "kind, reason",
+    [
+        ("copy location pins it", "cannot be put on the FK pose"),
+        ("location locked", "has its location X locked"),
+        ("connected control bone", "cannot be put on the FK pose"),
+    ],
+)
+def test_a_control_that_cannot_be_placed_is_refused_and_nothing_moves(scene, kind, reason):
+    """Snap stops with the reason (an error report, so a script gets a RuntimeError), and neither
+    control's channels change; with Auto Keying on, nothing is keyed."""
+    if kind == "connected control bone":
+        controls = make_armature(
+            "Controls",
+            [("base", (2, 0, 0), (2, 0.5, 0), None, False), ("ctrl", (2, 0.5, 0), (2, 0.8, 0), "base", True)],
+        )
+        obj, chain = posed_leg(target=controls)
+        chain.target_bone = "ctrl"
+        moved = controls.pose.bones["ctrl"]
+    else:
+        obj, chain = posed_leg()
+        moved = chain.target
+        if kind == "copy location pins it":
+            chain.target.constraints.new("COPY_LOCATION").target = make_empty("Anchor", (3, 3, 3))
+        else:
+            chain.target.lock_location = (True, False, False)
+    bpy.context.view_layer.update()
+    bpy.context.scene.tool_settings.use_keyframe_insert_auto = True
+    before = [moved.matrix_basis.copy(), chain.pole.matrix_basis.copy()]
+    with pytest.raises(RuntimeError, match=reason):
+        run_snap(obj)
+    assert [moved.matrix_basis.copy(), chain.pole.matrix_basis.copy()] == before
+    assert all(other.animation_data is None for other in bpy.data.objects if other.type == "EMPTY")
