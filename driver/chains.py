@@ -205,9 +205,12 @@ def constrained_bones(obj, chain) -> list[str]:
     return names
 
 
-def add_chain(context, obj, lower_name: str):
+def add_chain(context, obj, lower_name: str, parent_controls: bool = True):
     """Add a chain on ``lower_name`` and its parent, with a target at the lower tail and a pole on
-    the bend side of the joint, so the first solve reproduces the current pose.
+    the bend side of the joint, so the first solve reproduces the current pose. The target takes
+    the world rotation of the end bone (the lower bone's first child, else the lower bone), so End
+    Rotation Target moves nothing either. With ``parent_controls``, target and pole are parented to
+    the armature object, keeping their world transform (as Ctrl+P does): they move with the rig.
 
     Returns the new chain, with its mechanism built (mechanism.py). Raises ValueError (naming the
     bone) when the bone cannot carry a chain: it is missing, has no parent, or it or its parent is
@@ -233,16 +236,24 @@ def add_chain(context, obj, lower_name: str):
 
     collection = obj.users_collection[0] if obj.users_collection else context.scene.collection
     world = obj.matrix_world
+    children = obj.pose.bones[lower_name].children
+    turned = obj.pose.bones[children[0].name if children else lower_name].matrix
+    rotation = (world.to_3x3() @ turned.to_3x3()).normalized().to_quaternion()
     target = bpy.data.objects.new(f"IK Target {lower_name}", None)
     target.empty_display_type = "SPHERE"
     target.empty_display_size = max(0.05 * length, 1e-3)
-    target.location = world @ end
     pole = bpy.data.objects.new(f"IK Pole {lower_name}", None)
     pole.empty_display_type = "PLAIN_AXES"
     pole.empty_display_size = max(0.1 * length, 1e-3)
-    pole.location = world @ pole_point(joint, side, length)
-    for empty in (target, pole):
+    for empty, place in (
+        (target, Matrix.LocRotScale(world @ end, rotation, None)),
+        (pole, Matrix.Translation(world @ pole_point(joint, side, length))),
+    ):
+        if parent_controls:
+            empty.parent = obj
+            empty.matrix_parent_inverse = world.inverted()
         collection.objects.link(empty)
+        empty.matrix_world = place
 
     chains = obj.two_bone_ik.chains
     chain = chains.add()

@@ -35,6 +35,11 @@ target and pole empties placed so the pose does not move"""
         description="Also add a chain on the mirrored bones (.L/.R, _l/_r, -L/-R, Left/Right)",
         default=False,
     )
+    parent_controls: BoolProperty(
+        name="Parent to Rig",
+        description="Parent the new target and pole to the armature object, so they move with the character",
+        default=True,
+    )
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -72,7 +77,7 @@ target and pole empties placed so the pose does not move"""
                 overlapping.append(f"{name} ('{bone}' is a bone of chain '{other}')")
                 continue
             try:
-                chain = add_chain(context, obj, name)
+                chain = add_chain(context, obj, name, self.parent_controls)
             except ValueError as error:
                 self.report({"ERROR"}, str(error))
                 continue
