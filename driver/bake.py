@@ -112,8 +112,9 @@ def write_keys(obj, bone_name: str, frames, values) -> int:
     return count * len(frames)
 
 
-def _previous_values(obj, bone_name: str, frame: int):
-    """The bone's keyed rotation channels at ``frame`` (for continuity), or None when not keyed."""
+def _previous_values(obj, bone_name: str, frame: float):
+    """The bone's keyed rotation channels at ``frame`` (action time; for continuity), or None when
+    not keyed."""
     fcurves = compat.action_fcurves(obj)
     if fcurves is None:
         return None
@@ -124,6 +125,37 @@ def _previous_values(obj, bone_name: str, frame: int):
     if any(fcurve is None or not len(fcurve.keyframe_points) for fcurve in curves):
         return None
     return [fcurve.evaluate(frame) for fcurve in curves]
+
+
+def tweaked_strip(animation_data):
+    """The NLA strip being tweaked (its action is the animation data's action), or None."""
+    if animation_data is None or not animation_data.use_tweak_mode:
+        return None
+    track = animation_data.nla_tracks.active
+    tracks = [track] if track is not None else list(animation_data.nla_tracks)
+    return next(
+        (strip for track in tracks for strip in track.strips if strip.action == animation_data.action), None
+    )
+
+
+def _check_blend(animation_data) -> None:
+    """Refuse a bake whose keys would not reproduce the pose: the action blends over NLA strips
+    other than by Replace at full influence (Combine over nothing below is exact too)."""
+    if animation_data is None or not len(animation_data.nla_tracks):
+        return  # no NLA: the action's values are the channels' values
+    strip = tweaked_strip(animation_data)
+    if strip is not None:
+        blend, influence = strip.blend_type, 1.0 if not strip.use_animated_influence else strip.influence
+        others = sum(len(track.strips) for track in animation_data.nla_tracks) - 1
+    else:
+        blend, influence = animation_data.action_blend_type, animation_data.action_influence
+        others = sum(len(track.strips) for track in animation_data.nla_tracks if not track.mute)
+    if influence < 1.0 or not (blend == "REPLACE" or (blend == "COMBINE" and not others)):
+        raise BakeError(
+            f"The action blends by {blend.title()} at influence {influence:.3g} over NLA strips: keys "
+            "that reproduce the pose through that blend are not supported; bake into an action that "
+            "replaces at full influence"
+        )
 
 
 def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> list[str]:
@@ -149,9 +181,10 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
     ------
     BakeError
         When the range is empty or outside Blender's frame range, the armature or its action is
-        linked, a chain is missing, or a chain cannot be solved: no target, missing bones, or a
-        target or pole the driver refuses (the armature itself without a bone, a missing bone, a
-        cycle). The message is the chain's status.
+        linked, the action blends over NLA strips in a way keys cannot reproduce (anything but
+        Replace at full influence), a chain is missing, or a chain cannot be solved: no target,
+        missing bones, or a target or pole the driver refuses (the armature itself without a bone,
+        a missing bone, a cycle). The message is the chain's status.
     """
     for label, frame in (("start", frame_start), ("end", frame_end)):
         if not FRAME_MIN <= frame <= FRAME_MAX:
@@ -165,6 +198,7 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
     action = obj.animation_data.action if obj.animation_data else None
     if action is not None and action.library is not None:
         raise BakeError(f"The action '{action.name}' is linked from a library")
+    _check_blend(obj.animation_data)
     chain_names = list(dict.fromkeys(chain_names))
     if not chain_names:
         raise BakeError("No chain to bake")
@@ -218,6 +252,13 @@ class BakeJob:
         self.object_name = obj.name
         self.chain_names = list(dict.fromkeys(chain_names))
         self.frames = list(range(frame_start, frame_end + 1))
+        # In NLA tweak mode the keys go in the tweaked strip's own time.
+        animation = obj.animation_data
+        tweaking = animation is not None and animation.use_tweak_mode
+        self.key_frames = [
+            animation.nla_tweak_strip_time_to_scene(frame, invert=True) if tweaking else float(frame)
+            for frame in [frame_start - 1, *self.frames]
+        ]
         self.samples: dict[str, list[Matrix]] = {name: [] for name in self.bone_names}
         scene = context.scene
         self.return_frame = (scene.frame_current, scene.frame_subframe)
@@ -266,9 +307,9 @@ class BakeJob:
         keys = 0
         for name in self.bone_names:
             mode = obj.pose.bones[name].rotation_mode
-            previous = _previous_values(obj, name, self.frames[0] - 1)
+            previous = _previous_values(obj, name, self.key_frames[0])
             values = rotation_values(self.samples[name], mode, previous)
-            keys += write_keys(obj, name, self.frames, values)
+            keys += write_keys(obj, name, self.key_frames[1:], values)
         for name in self.chain_names:
             find_chain(obj, name).enabled = False
         self._return(context)

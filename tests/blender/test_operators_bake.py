@@ -420,3 +420,58 @@ def test_bake_refuses_frames_outside_blenders_range(scene):
     assert run_bake(obj, frame_start=1048572, frame_end=1048574) == {"FINISHED"}
     assert key_frames(rotation_curves(obj, "thigh")[0]) == [1048572.0, 1048573.0, 1048574.0]
     assert_plays_like(obj, live)
+
+
+def walk_strip(obj, blend_type: str = "REPLACE"):
+    """C32's set-up: the shin keyed at frames 1 and 20 in action "Walk", pushed to an NLA strip that
+    starts at scene frame 11, the active action cleared, and tweak mode entered on the strip."""
+    animation = obj.animation_data_create()
+    walk = bpy.data.actions.new("Walk")
+    animation.action = walk
+    shin = obj.pose.bones["shin"]
+    for frame, angle in ((1, 0.0), (20, 0.8)):
+        shin.rotation_quaternion = Matrix.Rotation(angle, 3, "X").to_quaternion()
+        shin.keyframe_insert("rotation_quaternion", frame=frame)
+    track = animation.nla_tracks.new()
+    strip = track.strips.new("Walk", 11, walk)
+    strip.blend_type = blend_type
+    animation.action = None
+    animation.nla_tracks.active = track
+    strip.select = True
+    animation.use_tweak_mode = True
+    return walk
+
+
+def test_c32_bake_in_nla_tweak_mode_keys_the_strips_own_time(scene):
+    """Baking scene frames 11 to 20 while tweaking a strip that starts at 11 keys the action at its
+    own frames 1 to 10; out of tweak mode, with the chain off, frames 11 to 20 play the live solve."""
+    obj = base_rig()
+    target = obj.two_bone_ik.chains[0].target
+    key_location(target, [(11, (1.2, 0.0, 0.5)), (20, (0.4, 0.6, 1.1))])
+    walk = walk_strip(obj)
+    frames = range(11, 21)
+    live = live_positions(obj, frames)
+    assert run_bake(obj, frame_start=11, frame_end=20) == {"FINISHED"}
+    assert obj.animation_data.action == walk  # the keys went into the tweaked action
+    for bone in ("thigh", "shin"):
+        for fcurve in rotation_curves(obj, bone):
+            frames = key_frames(fcurve)
+            assert [frame for frame in frames if frame <= 10] == [float(f) for f in range(1, 11)]
+            assert not [frame for frame in frames if 10 < frame < 20]
+    obj.animation_data.use_tweak_mode = False
+    assert_plays_like(obj, live)
+
+
+@pytest.mark.parametrize("blend_type", ["ADD", "COMBINE"])
+def test_bake_over_nla_strips_refuses_a_blend_it_cannot_reproduce(scene, blend_type):
+    """The active action adds or combines over an NLA strip below it: the bake refuses with the
+    reason and writes nothing."""
+    obj = base_rig()
+    walk_strip(obj)
+    obj.animation_data.use_tweak_mode = False
+    obj.animation_data.action = bpy.data.actions.new("Layer")
+    obj.animation_data.action_blend_type = blend_type
+    before = keyframe_snapshot(obj)
+    with pytest.raises(RuntimeError, match=f"blends by {blend_type.title()}"):
+        run_bake(obj, frame_start=1, frame_end=5)
+    assert keyframe_snapshot(obj) == before
