@@ -155,3 +155,31 @@ def register_classes_factory(classes: Sequence[type]) -> tuple[Callable[[], None
                 bpy.utils.unregister_class(cls)
 
     return register, unregister
+
+
+def autokey(context, struct, paths) -> None:
+    """Auto Keying, as Blender's own tools do it: key ``struct``'s (object or pose bone)
+    "location" and/or "rotation" at the current frame, when Auto Keying is on.
+
+    5.0+ goes through ``bpy_extras.anim_utils.AutoKeying`` (as Copy Global Transform does), which
+    honours the active keying set, Only Insert Needed and Visual Keying; earlier versions key the
+    channels of the struct's rotation mode directly.
+    """
+    autokeying = getattr(anim_utils, "AutoKeying", None)
+    if autokeying is not None:
+        # options() resets the key type to '' unless given one, which keyframe_insert refuses.
+        keytype = context.scene.tool_settings.keyframe_type
+        wanted = {"use_loc": "location" in paths, "use_rot": "rotation" in paths, "use_scale": False}
+        with autokeying.options(keytype=keytype, **wanted):
+            autokeying.autokey_transformation(context, struct)
+        return
+    if not context.scene.tool_settings.use_keyframe_insert_auto:
+        return
+    group = struct.name if isinstance(struct, bpy.types.PoseBone) else ""
+    for path in paths:
+        if path == "rotation":
+            mode = struct.rotation_mode
+            path = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(
+                mode, "rotation_euler"
+            )
+        struct.keyframe_insert(path, group=group)

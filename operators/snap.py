@@ -3,20 +3,11 @@
 
 import bpy
 
-from ..driver.bake import rotation_channel
 from ..driver.chains import chain_bone_slots
+from ..driver.compat import autokey
 from ..driver.evaluate import ChainError
 from ..driver.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
 from .common import ChainOperator
-
-
-def _key(struct, paths) -> None:
-    """Auto Keying: key ``struct``'s (object or pose bone) location and/or rotation at the current frame."""
-    for path in paths:
-        if path == "rotation":
-            path = rotation_channel(struct.rotation_mode)[0]
-        group = struct.name if isinstance(struct, bpy.types.PoseBone) else ""
-        struct.keyframe_insert(path, group=group)
 
 
 class _SnapOperator(ChainOperator):
@@ -34,9 +25,8 @@ class _SnapOperator(ChainOperator):
         except ChainError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        if context.scene.tool_settings.use_keyframe_insert_auto:
-            for struct, paths in self.moved(obj, chain):
-                _key(struct, paths)
+        for struct, paths in self.moved(obj, chain):
+            autokey(context, struct, paths)
         self.report({"INFO"}, self.done.format(chain=chain.name))
         return {"FINISHED"}
 
