@@ -127,34 +127,67 @@ def _previous_values(obj, bone_name: str, frame: float):
     return [fcurve.evaluate(frame) for fcurve in curves]
 
 
-def tweaked_strip(animation_data):
-    """The NLA strip being tweaked (its action is the animation data's action), or None."""
+def _tweaked_track(animation_data):
+    """The NLA track holding the strip being tweaked, or None outside tweak mode."""
     if animation_data is None or not animation_data.use_tweak_mode:
         return None
     track = animation_data.nla_tracks.active
-    tracks = [track] if track is not None else list(animation_data.nla_tracks)
+    if track is not None and any(strip.action == animation_data.action for strip in track.strips):
+        return track
     return next(
-        (strip for track in tracks for strip in track.strips if strip.action == animation_data.action), None
+        (
+            track
+            for track in animation_data.nla_tracks
+            if any(s.action == animation_data.action for s in track.strips)
+        ),
+        None,
     )
 
 
-def _check_blend(animation_data) -> None:
-    """Refuse a bake whose keys would not reproduce the pose: the action blends over NLA strips
-    other than by Replace at full influence (Combine over nothing below is exact too)."""
+def _check_blend(animation_data, frame_start: int, frame_end: int) -> None:
+    """Refuse a bake whose keys would not play back the baked pose.
+
+    Keys go into the action being edited. They reproduce the pose only when that action replaces
+    the channels at full influence (or combines over nothing), in one place in time: in tweak mode,
+    one strip using the action, played once, unscaled time curve aside, with no blend-in or -out,
+    and no unmuted track above it playing during the range (it would override the keys after
+    tweak mode).
+    """
     if animation_data is None or not len(animation_data.nla_tracks):
         return  # no NLA: the action's values are the channels' values
-    strip = tweaked_strip(animation_data)
-    if strip is not None:
-        blend, influence = strip.blend_type, 1.0 if not strip.use_animated_influence else strip.influence
-        others = sum(len(track.strips) for track in animation_data.nla_tracks) - 1
-    else:
+    action = animation_data.action
+    track = _tweaked_track(animation_data)
+    if track is None:
         blend, influence = animation_data.action_blend_type, animation_data.action_influence
-        others = sum(len(track.strips) for track in animation_data.nla_tracks if not track.mute)
-    if influence < 1.0 or not (blend == "REPLACE" or (blend == "COMBINE" and not others)):
+        others = sum(len(t.strips) for t in animation_data.nla_tracks if not t.mute)
+        problem = "" if influence >= 1.0 else f"plays at influence {influence:.3g}"
+    else:
+        users = [strip for t in animation_data.nla_tracks for strip in t.strips if strip.action == action]
+        strip = next(strip for strip in track.strips if strip.action == action)
+        blend = strip.blend_type
+        others = sum(len(t.strips) for t in animation_data.nla_tracks) - 1
+        problem = ""
+        if len(users) > 1:
+            problem = f"is used by {len(users)} NLA strips (keys for one would change the others)"
+        elif strip.repeat != 1.0:
+            problem = f"repeats {strip.repeat:.3g} times in its strip (the repeats would share keys)"
+        elif strip.use_animated_influence or strip.use_animated_time or strip.blend_in or strip.blend_out:
+            problem = "plays with a varying influence or time in its strip"
+        else:
+            tracks = list(animation_data.nla_tracks)
+            above = tracks[tracks.index(track) + 1 :]
+            if any(
+                not t.mute and s.frame_start <= frame_end and s.frame_end >= frame_start
+                for t in above
+                for s in t.strips
+            ):
+                problem = "is below an NLA track that plays during the range (it would override the keys)"
+    if not problem and not (blend == "REPLACE" or (blend == "COMBINE" and not others)):
+        problem = f"blends by {blend.title()} over NLA strips"
+    if problem:
         raise BakeError(
-            f"The action blends by {blend.title()} at influence {influence:.3g} over NLA strips: keys "
-            "that reproduce the pose through that blend are not supported; bake into an action that "
-            "replaces at full influence"
+            f"The action '{action.name if action else ''}' {problem}: keys cannot reproduce the pose "
+            "there; bake into an action that replaces the channels at full influence"
         )
 
 
@@ -198,7 +231,7 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
     action = obj.animation_data.action if obj.animation_data else None
     if action is not None and action.library is not None:
         raise BakeError(f"The action '{action.name}' is linked from a library")
-    _check_blend(obj.animation_data)
+    _check_blend(obj.animation_data, frame_start, frame_end)
     chain_names = list(dict.fromkeys(chain_names))
     if not chain_names:
         raise BakeError("No chain to bake")

@@ -262,7 +262,15 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True):
     chain.target, chain.pole = target, pole
     obj.two_bone_ik.active_chain_index = len(chains) - 1
     chain_bones(obj, chain)  # validates the pair
-    mechanism.build(obj, [chain])
+    try:
+        mechanism.build(obj, [chain])
+    except mechanism.MechanismError:
+        # Blender refused Edit Mode (a rig hidden in the viewport...): take back what was made.
+        chains.remove(len(chains) - 1)
+        obj.two_bone_ik.active_chain_index = max(0, len(chains) - 1)
+        for empty in (target, pole):
+            bpy.data.objects.remove(empty, do_unlink=True)
+        raise
     return chain
 
 

@@ -162,18 +162,20 @@ def autokey(context, struct, paths) -> None:
     "location" and/or "rotation" at the current frame, when Auto Keying is on.
 
     5.0+ goes through ``bpy_extras.anim_utils.AutoKeying`` (as Copy Global Transform does), which
-    honours the active keying set, Only Insert Needed and Visual Keying; earlier versions key the
+    honours Only Insert Needed, Visual Keying and the key type. Earlier versions, and Only Active
+    Keying Set with a keying set active (which AutoKeying refuses without a window), key the
     channels of the struct's rotation mode directly.
     """
-    autokeying = getattr(anim_utils, "AutoKeying", None)
-    if autokeying is not None:
-        # options() resets the key type to '' unless given one, which keyframe_insert refuses.
-        keytype = context.scene.tool_settings.keyframe_type
-        wanted = {"use_loc": "location" in paths, "use_rot": "rotation" in paths, "use_scale": False}
-        with autokeying.options(keytype=keytype, **wanted):
-            autokeying.autokey_transformation(context, struct)
+    settings = context.scene.tool_settings
+    if not settings.use_keyframe_insert_auto:
         return
-    if not context.scene.tool_settings.use_keyframe_insert_auto:
+    autokeying = getattr(anim_utils, "AutoKeying", None)
+    keying_set = settings.use_keyframe_insert_keyingset and context.scene.keying_sets_all.active
+    if autokeying is not None and not keying_set:
+        # options() resets the key type to '' unless given one, which keyframe_insert refuses.
+        wanted = {"use_loc": "location" in paths, "use_rot": "rotation" in paths, "use_scale": False}
+        with autokeying.options(keytype=settings.keyframe_type, **wanted):
+            autokeying.key_transformation(struct, autokeying.autokeying_options(context))
         return
     group = struct.name if isinstance(struct, bpy.types.PoseBone) else ""
     for path in paths:

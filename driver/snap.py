@@ -71,8 +71,14 @@ def check_sources(context, obj, chain) -> None:
 
 # Placing a control is checked against where Blender evaluates it; a few corrections absorb
 # constraints whose effect depends on the control's own transform.
-PLACE_ATTEMPTS = 3
-PLACE_TOLERANCE = 1e-5  # metres, and radians for End Rotation Target's rotation
+PLACE_ATTEMPTS = 6
+# Metres: the place must be this close, or a few float32 steps at the control's distance from
+# the origin, whichever is larger.
+PLACE_TOLERANCE = 1e-5
+ROTATION_TOLERANCE = 1e-4  # radians, for End Rotation Target
+# A position Jacobian with a determinant this small: a constraint pins the control's position.
+PINNED = 1e-6
+JACOBIAN_STEP = 1e-2  # metres
 
 
 def _evaluated(context, source, control) -> Matrix:
@@ -94,6 +100,37 @@ def _basis_for(source, control, world: Matrix) -> Matrix:
     return source.convert_space(pose_bone=bone, matrix=world, from_space="WORLD", to_space="LOCAL")
 
 
+def _rotation_path(control) -> str:
+    mode = control.rotation_mode
+    return {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(
+        mode, "rotation_euler"
+    )
+
+
+def _channels(control) -> tuple:
+    """The control's location, rotation (in its own mode) and scale channel values."""
+    return tuple(tuple(getattr(control, path)) for path in ("location", _rotation_path(control), "scale"))
+
+
+def _set_channels(control, channels) -> None:
+    for path, values in zip(("location", _rotation_path(control), "scale"), channels, strict=True):
+        setattr(control, path, values)
+
+
+def set_basis(control, basis: Matrix) -> None:
+    """Set ``control``'s (object or pose bone) channels to ``basis``, the rotation continuous with
+    the one it had (the nearest Euler angles, the same quaternion hemisphere), so a key on it does
+    not spin the long way from the previous one."""
+    mode = control.rotation_mode
+    previous_euler = control.rotation_euler.copy() if mode not in ("QUATERNION", "AXIS_ANGLE") else None
+    previous_quaternion = control.rotation_quaternion.copy()
+    control.matrix_basis = basis
+    if previous_euler is not None:
+        control.rotation_euler = basis.to_euler(mode, previous_euler)
+    elif mode == "QUATERNION" and control.rotation_quaternion.dot(previous_quaternion) < 0.0:
+        control.rotation_quaternion = -control.rotation_quaternion
+
+
 def _locked(control, before: Matrix, after: Matrix) -> str:
     """The first locked channel the change from ``before`` to ``after`` would move, or ''."""
     old_location, old_rotation, old_scale = before.decompose()
@@ -103,24 +140,81 @@ def _locked(control, before: Matrix, after: Matrix) -> str:
             return f"location {name}"
         if control.lock_scale[axis] and abs(scale[axis] - old_scale[axis]) > PLACE_TOLERANCE:
             return f"scale {name}"
-    if any(control.lock_rotation) and old_rotation.rotation_difference(rotation).angle > PLACE_TOLERANCE:
+    if any(control.lock_rotation) and old_rotation.rotation_difference(rotation).angle > ROTATION_TOLERANCE:
         return "rotation"
     return ""
 
 
+def _off(current: Matrix, wanted: Matrix) -> float:
+    return (current.translation - wanted.translation).length
+
+
 def _placed(current: Matrix, wanted: Matrix, turn: bool) -> bool:
-    off = (current.translation - wanted.translation).length
-    if off > PLACE_TOLERANCE * max(1.0, wanted.translation.length):
+    # float32 keeps about 7 digits: a few steps of it at the control's distance from the origin.
+    if _off(current, wanted) > max(PLACE_TOLERANCE, 5e-7 * wanted.translation.length):
         return False
-    return not turn or current.to_quaternion().rotation_difference(wanted.to_quaternion()).angle <= 1e-4
+    return (
+        not turn
+        or current.to_quaternion().rotation_difference(wanted.to_quaternion()).angle <= ROTATION_TOLERANCE
+    )
+
+
+class _Control:
+    """A target or pole being placed: moves its channels, reads where Blender evaluates it."""
+
+    def __init__(self, context, chain, which: str) -> None:
+        self.context, self.which = context, which
+        self.source, self.control = getattr(chain, which), controlled(chain, which)
+        self.saved = _channels(self.control)
+        self.before = self.control.matrix_basis.copy()
+
+    def evaluated(self) -> Matrix:
+        return _evaluated(self.context, self.source, self.control)
+
+    def own(self) -> Matrix:
+        return _channels_world(self.source, self.control, self.control.matrix_basis)
+
+    def move(self, own_world: Matrix, probe: bool = False) -> None:
+        """Give the channels this world matrix (before constraints) and evaluate; a ``probe`` (a
+        step to measure, undone next) may move locked channels."""
+        basis = _basis_for(self.source, self.control, own_world)
+        locked = "" if probe else _locked(self.control, self.before, basis)
+        if locked:
+            self.restore()
+            raise ChainError(
+                f"The {self.which} '{self.control.name}' has its {locked} locked: nothing was snapped"
+            )
+        set_basis(self.control, basis)
+        self.context.view_layer.update()
+
+    def restore(self) -> None:
+        _set_channels(self.control, self.saved)  # the very values, not a rebuilt rotation
+        self.context.view_layer.update()
+
+    def jacobian(self) -> Matrix | None:
+        """How the evaluated position moves with the channels' world position (3x3), by small
+        steps along each axis; None when a constraint pins the position."""
+        own, start = self.own(), self.evaluated().translation
+        columns = []
+        for axis in range(3):
+            stepped = own.copy()
+            stepped.translation[axis] += JACOBIAN_STEP
+            self.move(stepped, probe=True)
+            columns.append((self.evaluated().translation - start) / JACOBIAN_STEP)
+        self.move(own, probe=True)
+        jacobian = Matrix([(column.x, column.y, column.z) for column in columns]).transposed()
+        return jacobian if abs(jacobian.determinant()) > PINNED else None
 
 
 def _place(context, chain, which: str, point, rotation: Matrix | None = None) -> None:
     """Put the chain's target or pole (object origin, or bone head) where Blender evaluates it at
-    world ``point``, turned to the world 3x3 ``rotation`` when given; its scale is kept.
+    world ``point``, turned to the world 3x3 ``rotation`` when given (else only its position
+    changes: its rotation, scale and any shear from its parents stay).
 
-    Parents and constraints on the control (Child Of, Armature, Copy Transforms...) are accounted
-    for: its channels are set so that its evaluated place is the wanted one, checked by evaluating.
+    Parents and constraints on the control are accounted for: first by undoing what they do to
+    the channels' world matrix as a left factor (exact for parenting, Child Of, Armature), then by
+    Newton steps on the position (constraints that depend on the control's own place, partial
+    influence, Damped Track), each checked by evaluating.
 
     Raises
     ------
@@ -128,40 +222,39 @@ def _place(context, chain, which: str, point, rotation: Matrix | None = None) ->
         When a locked channel would have to move, or the evaluated place cannot be reached (a
         constraint pins it, a connected bone): the control is left as it was.
     """
-    source = getattr(chain, which)
-    control = controlled(chain, which)
-    before = control.matrix_basis.copy()
-    current = _evaluated(context, source, control)
-    _, turn, scale = current.decompose()
+    placing = _Control(context, chain, which)
+    current = placing.evaluated()
+    wanted = current.copy()
     if rotation is not None:
-        turn = rotation.to_quaternion()
-    wanted = Matrix.LocRotScale(point, turn, scale)
+        _, _, scale = current.decompose()
+        wanted = Matrix.LocRotScale(point, rotation.to_quaternion(), scale)
+    wanted.translation = point
+    turn = rotation is not None
+    if not _placed(current, wanted, turn):
+        placing.move((current @ placing.own().inverted()).inverted() @ wanted)
+        current = placing.evaluated()
     for _ in range(PLACE_ATTEMPTS):
-        if _placed(current, wanted, rotation is not None):
+        if _placed(current, wanted, turn):
             return
-        # What parents and constraints do to the channels' world matrix, taken as a left factor
-        # (exact for parenting, Child Of, Armature): undo it on the wanted place.
-        follow = current @ _channels_world(source, control, control.matrix_basis).inverted()
-        basis = _basis_for(source, control, follow.inverted() @ wanted)
-        locked = _locked(control, before, basis)
-        if locked:
-            _restore(context, control, before)
-            raise ChainError(f"The {which} '{control.name}' has its {locked} locked: nothing was snapped")
-        control.matrix_basis = basis
-        context.view_layer.update()
-        current = _evaluated(context, source, control)
-    if not _placed(current, wanted, rotation is not None):
-        _restore(context, control, before)
-        off = (current.translation - wanted.translation).length
+        jacobian = placing.jacobian()
+        if jacobian is None:
+            break
+        own = placing.own()
+        own.translation = own.translation + jacobian.inverted() @ (point - current.translation)
+        placing.move(own)
+        current = placing.evaluated()
+    if not _placed(current, wanted, turn):
+        placing.restore()
+        name = placing.control.name
+        if _placed(current, wanted, False):
+            raise ChainError(
+                f"The {which} '{name}' cannot be turned to the end bone's FK rotation: a constraint holds "
+                "its rotation; nothing was snapped"
+            )
         raise ChainError(
-            f"The {which} '{control.name}' cannot be put on the FK pose ({off:.3g} off): a constraint or "
-            "its parenting holds it; nothing was snapped"
+            f"The {which} '{name}' cannot be put on the FK pose ({_off(current, wanted):.3g} off): a "
+            "constraint holds it there, or it is a connected bone; nothing was snapped"
         )
-
-
-def _restore(context, control, basis: Matrix) -> None:
-    control.matrix_basis = basis
-    context.view_layer.update()
 
 
 def snap_ik_to_fk(context, obj, chain) -> None:
@@ -198,13 +291,15 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     pole = pole_point(joint, side, length)
     if not math.isfinite(end.length + pole.length):  # NaN or inf in either
         raise ChainError("The FK pose is at a non-finite position: nothing to snap to")
-    target_before = controlled(chain, "target").matrix_basis.copy()
+    target = controlled(chain, "target")
+    target_before = _channels(target)
     _place(context, chain, "target", world @ end, rotation)
     if chain.pole is not None:
         try:
             _place(context, chain, "pole", world @ pole)
         except ChainError:
-            _restore(context, controlled(chain, "target"), target_before)
+            _set_channels(target, target_before)
+            context.view_layer.update()
             raise
 
 
@@ -226,4 +321,4 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     if not solved(chain.status):
         raise ChainError(chain.status)
     for name, basis in visual.result_bases(obj, chain, depsgraph, influence=1.0):
-        obj.pose.bones[name].matrix_basis = basis
+        set_basis(obj.pose.bones[name], basis)

@@ -79,3 +79,21 @@ def test_mirror_parents_both_sides(scene):
     for chain in obj.two_bone_ik.chains:
         assert chain.target.parent == obj and chain.pole.parent == obj
         assert_close(chain.target.matrix_world.translation, ends[chain.lower_bone[-2:]], TOLERANCE)
+
+
+def test_add_that_cannot_build_its_mechanism_leaves_nothing(scene):
+    """An armature disabled in the viewport cannot enter Edit Mode to get its mechanism bones: Add
+    says so and leaves no chain, no empties."""
+    obj = posed_leg()
+    set_mode(obj, "POSE")
+    obj.hide_viewport = True
+    objects = set(bpy.data.objects.keys())
+    with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=obj.pose.bones["shin"]):
+        try:
+            result = bpy.ops.pose.two_bone_ik_add()
+        except RuntimeError as error:
+            assert "Edit Mode" in str(error)
+            result = {"CANCELLED"}
+    assert result == {"CANCELLED"}
+    assert set(bpy.data.objects.keys()) == objects
+    assert len(obj.two_bone_ik.chains) == 0

@@ -475,3 +475,40 @@ def test_bake_over_nla_strips_refuses_a_blend_it_cannot_reproduce(scene, blend_t
     with pytest.raises(RuntimeError, match=f"blends by {blend_type.title()}"):
         run_bake(obj, frame_start=1, frame_end=5)
     assert keyframe_snapshot(obj) == before
+
+
+@pytest.mark.parametrize(
+    "layout, reason",
+    [
+        ("repeated strip", "repeats 2 times"),
+        ("blend-in", "varying influence or time"),
+        ("action used by two strips", "is used by 2 NLA strips"),
+        ("track above plays", "is below an NLA track that plays during the range"),
+    ],
+)
+def test_bake_in_tweak_mode_refuses_strips_keys_cannot_reproduce(scene, layout, reason):
+    """In tweak mode: a repeated strip, a strip blending in, an action used by two strips, or a
+    track above that plays over the range would each make the keys play back something else: the
+    bake refuses with the reason and writes nothing."""
+    obj = base_rig()
+    walk = walk_strip(obj)
+    animation = obj.animation_data
+    animation.use_tweak_mode = False
+    track = animation.nla_tracks[0]
+    strip = track.strips[0]
+    if layout == "repeated strip":
+        strip.repeat = 2.0
+    elif layout == "blend-in":
+        strip.blend_in = 4.0
+    elif layout == "action used by two strips":
+        track.strips.new("Walk again", 40, walk)
+    else:
+        above = animation.nla_tracks.new()
+        above.strips.new("Over", 11, bpy.data.actions.new("Over"))
+    animation.nla_tracks.active = track
+    strip.select = True
+    animation.use_tweak_mode = True
+    before = keyframe_snapshot(obj)
+    with pytest.raises(RuntimeError, match=reason):
+        run_bake(obj, frame_start=11, frame_end=20)
+    assert keyframe_snapshot(obj) == before

@@ -11,7 +11,7 @@ import math
 
 import bpy
 import pytest
-from blender_rig import add_chain, assert_close, make_armature, make_empty, world_head, world_tail
+from blender_rig import add_chain, assert_close, fcurves, make_armature, make_empty, world_head, world_tail
 from mathutils import Euler, Matrix
 
 TOLERANCE = 1e-5
@@ -145,3 +145,79 @@ def test_a_control_that_cannot_be_placed_is_refused_and_nothing_moves(scene, kin
         run_snap(obj)
     assert [moved.matrix_basis.copy(), chain.pole.matrix_basis.copy()] == before
     assert all(other.animation_data is None for other in bpy.data.objects if other.type == "EMPTY")
+
+
+def test_snap_through_a_half_influence_child_of_with_an_inverse(scene):
+    """A Child Of at influence 0.5 whose inverse was set before the prop moved (a space switch
+    blended halfway): the target still lands on the FK tip."""
+    prop = make_empty("Prop", (0.5, 0.5, 0.0))
+    obj, chain = posed_leg()
+    constraint = chain.target.constraints.new("CHILD_OF")
+    constraint.target, constraint.influence = prop, 0.5
+    constraint.inverse_matrix = prop.matrix_world.inverted()
+    prop.location, prop.rotation_euler = (2.0, -1.0, 0.5), (0.3, 0.0, 0.7)
+    bpy.context.view_layer.update()
+    tip = world_tail(obj, "shin")
+    assert run_snap(obj) == {"FINISHED"}
+    assert_close(evaluated_position(chain.target), tip, TOLERANCE)
+    assert_enabling_moves_nothing(obj, chain)
+
+
+def test_snap_keeps_rotation_and_scale_under_an_unevenly_scaled_parent(scene):
+    """A target parented to a prop scaled (2, 1, 1) and turned: only its location channel changes,
+    its rotation and scale stay what the animator set (locks on them do not stop the snap)."""
+    prop = make_empty("Prop", (0.3, 0.2, 0.1))
+    prop.scale, prop.rotation_euler = (2.0, 1.0, 1.0), (0.0, 0.0, 0.6)
+    obj, chain = posed_leg()
+    chain.target.parent = prop
+    chain.target.rotation_euler = (0.0, 0.0, 0.5)
+    chain.target.lock_rotation = chain.target.lock_scale = (True, True, True)
+    bpy.context.view_layer.update()
+    tip = world_tail(obj, "shin")
+    assert run_snap(obj) == {"FINISHED"}
+    assert_close(evaluated_position(chain.target), tip, TOLERANCE)
+    assert tuple(chain.target.rotation_euler) == pytest.approx((0.0, 0.0, 0.5), abs=1e-6)
+    assert tuple(chain.target.scale) == pytest.approx((1.0, 1.0, 1.0), abs=1e-6)
+
+
+def test_snap_with_a_damped_track_on_the_pole_far_from_the_origin(scene):
+    """A Damped Track on the pole pins only its rotation; a rig 800 m from the origin is placed
+    within float32 steps there, not within a share of the distance (millimetres)."""
+    obj, chain = posed_leg()
+    obj.location = (800.0, 0.0, 0.0)
+    chain.target.location.x += 800.0
+    chain.pole.location.x += 800.0
+    chain.pole.constraints.new("DAMPED_TRACK").target = make_empty("Aim", (802.0, 2.0, 2.0))
+    bpy.context.view_layer.update()
+    tip = world_tail(obj, "shin")
+    assert run_snap(obj) == {"FINISHED"}
+    assert (evaluated_position(chain.target) - tip).length < 1e-3 * 0.5  # 0.5 mm at 800 m
+    assert_enabling_moves_nothing_far(obj, chain)
+
+
+def assert_enabling_moves_nothing_far(obj, chain) -> None:
+    end = world_tail(obj, "shin").copy()
+    chain.enabled = True
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert (world_tail(obj, "shin") - end).length < 5e-4
+
+
+def test_snap_keys_rotations_continuous_with_the_previous_key(scene):
+    """With Auto Keying, a target keyed at an Euler angle past a full turn gets its next key near
+    it, not a turn back; a quaternion keeps its hemisphere."""
+    obj, chain = posed_leg([*LEG, ("foot", (0, 2, 0), (0, 2.3, 0.1), "shin", True)])
+    chain.end_rotation = "TARGET"
+    chain.target.rotation_euler = (0.0, 0.0, 6.5)
+    chain.target.keyframe_insert("rotation_euler", frame=1)
+    scene = bpy.context.scene
+    scene.frame_set(10)
+    scene.tool_settings.use_keyframe_insert_auto = True
+    assert run_snap(obj) == {"FINISHED"}
+    z_keys = [
+        point.co.y
+        for fcurve in fcurves(chain.target)
+        if fcurve.data_path == "rotation_euler" and fcurve.array_index == 2
+        for point in fcurve.keyframe_points
+    ]
+    assert len(z_keys) == 2 and abs(z_keys[1] - z_keys[0]) < math.pi
