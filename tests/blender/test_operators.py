@@ -506,8 +506,10 @@ def test_snap_fk_to_ik_then_disable_changes_nothing(scene):
     assert_same_positions(obj, solved)
 
 
-def test_snap_fk_to_ik_with_auto_keying_keys_the_rotations(scene):
-    """With Auto Keying on, Snap FK to IK keys the chain bones' rotations at the current frame."""
+def test_snap_fk_to_ik_with_auto_keying_keys_the_rotations(scene, monkeypatch):
+    """With Auto Keying on, Snap FK to IK keys the chain bones' rotations at the current frame (with
+    "Only Insert Available" off, which Blender 5.2 turns on by default)."""
+    monkeypatch.setattr(bpy.context.preferences.edit, "use_keyframe_insert_available", False)
     obj = base_rig()
     scene.tool_settings.use_keyframe_insert_auto = True
     scene.frame_set(4)
