@@ -44,8 +44,8 @@ for path in tests/solver tests/blender tests/install tools bench demo docs; do
     tests/blender | tests/install | bench | demo | docs)
       extra=(--disable-error-code union-attr --disable-error-code attr-defined) ;;
   esac
-  # The bench and docs scripts import the in-Blender test helpers (tests/blender/blender_rig.py).
-  case "$path" in bench | demo | docs) search="$search:$repo/tests/blender" ;; esac
+  # The bench, docs and command-line scripts import the in-Blender test helpers (blender_rig.py).
+  case "$path" in tools | bench | demo | docs) search="$search:$repo/tests/blender" ;; esac
   if ! MYPYPATH="$search" "$bin/mypy" "${mypy_args[@]}" "${extra[@]}" --explicit-package-bases \
     --follow-imports=silent "$path"; then
     failed+=("mypy $path")

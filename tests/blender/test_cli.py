@@ -264,3 +264,46 @@ def test_commands_refuse_bad_frames_outputs_and_chains_in_one_line(scene, tmp_pa
     assert len(blocks) == len(cases)
     assert hashlib.sha256(rig.read_bytes()).hexdigest() == digest
     assert not out.exists() and not missing.exists()
+
+
+@pytest.mark.xfail(
+    bpy.app.version < (4, 5, 0),
+    reason="bpy 4.2 exits with SIGSEGV after any callback property was registered "
+    "(docs/blender-4.2-exit-crash.md)",
+    strict=True,
+)
+def test_command_from_a_checkout_runs_as_the_readme_says(scene, tmp_path):
+    """``bash tools/two-bone-ik ...`` (the README's command for a machine with no Blender) bakes and
+    reports a saved file with the command's own output and exit status, on this Blender version."""
+    import subprocess
+    import sys
+
+    rig, baked, report = tmp_path / "rig.blend", tmp_path / "baked.blend", tmp_path / "reach.csv"
+    save_base_rig(rig, animate=True)
+    tool = [os.path.join(os.path.dirname(__file__), "..", "..", "tools", "two-bone-ik")]
+    environment = {**os.environ, "TWO_BONE_IK_PYTHON": sys.executable}
+
+    def command(*arguments):
+        return subprocess.run(
+            ["bash", *tool, *map(str, arguments)],
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=300,
+        )
+
+    done = command("bake", rig, "--start", "1", "--end", "3", "--chain", "shin", "--output", baked)
+    assert done.returncode == 0, done.stderr
+    done = command("report", rig, "--start", "3", "--end", "4", "--output", report)
+    assert done.returncode == 0, done.stderr
+    with open(report, newline="", encoding="utf-8") as file:
+        rows = [(row["chain"], row["frame"], row["reachable"]) for row in csv.DictReader(file)]
+    assert rows == [("shin", "3", "True"), ("spare", "3", ""), ("shin", "4", "False"), ("spare", "4", "")]
+    failed = command("bake", rig, "--start", "x")
+    assert failed.returncode == 1
+    assert (
+        failed.stderr.strip().splitlines()[-1]
+        == "two_bone_ik: error: argument --start: invalid int value: 'x'"
+    )
+    bpy.ops.wm.open_mainfile(filepath=str(baked))
+    assert [len(fcurve.keyframe_points) for fcurve in fcurves(bpy.data.objects["Leg"])] == [3] * 8
