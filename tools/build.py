@@ -5,7 +5,13 @@ Runs ``blender_ext.py build --source-dir REPO --output-dir OUT`` (the CLI shippe
 found without importing bpy), then ``blender_ext.py validate`` on the zip. What goes into the zip is
 decided by ``[build] paths_exclude_pattern`` in blender_manifest.toml.
 
-Usage: python tools/build.py [--output-dir DIR]   (default: dist/); prints the zip's path last.
+With ``--repository DIR``, DIR becomes a static extensions repository a studio can host on a file
+share or web server: the zip and an ``index.json`` listing it (``blender_ext.py server-generate``).
+Blender then installs and updates the extension from it (Get Extensions, a remote repository whose
+URL is ``file:///path/to/DIR/index.json`` or ``https://host/DIR/index.json``).
+
+Usage: python tools/build.py [--output-dir DIR | --repository DIR]   (default: dist/); prints the
+zip's path last (with --repository, the index's).
 """
 
 from __future__ import annotations
@@ -47,16 +53,31 @@ def build(output_dir: pathlib.Path, repo: pathlib.Path = REPO) -> pathlib.Path:
     return package
 
 
+def repository(directory: pathlib.Path, repo: pathlib.Path = REPO) -> pathlib.Path:
+    """Build the zip into ``directory`` and list every package there in its ``index.json``; returns
+    the index's path. Raises RuntimeError as :func:`build`, or when the listing fails."""
+    build(directory, repo)
+    command = [sys.executable, str(blender_ext_cli()), "server-generate", "--repo-dir", str(directory)]
+    index = directory / "index.json"
+    if subprocess.call(command) != 0 or not index.is_file():
+        raise RuntimeError(f"blender_ext.py server-generate failed for {directory}")
+    return index
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output-dir", type=pathlib.Path, default=REPO / "dist")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--output-dir", type=pathlib.Path, default=REPO / "dist")
+    where.add_argument("--repository", type=pathlib.Path, help="make DIR a static extensions repository")
     arguments = parser.parse_args()
     try:
-        package = build(arguments.output_dir.resolve())
+        if arguments.repository is not None:
+            print(repository(arguments.repository.resolve()))
+        else:
+            print(build(arguments.output_dir.resolve()))
     except RuntimeError as error:
         print(f"tools/build.py: {error}", file=sys.stderr)
         return 1
-    print(package)
     return 0
 
 
