@@ -22,14 +22,21 @@ REPORT = pathlib.Path(sys.argv[2])
 import bpy  # noqa: E402
 
 report: dict[str, Any] = {"blender": bpy.app.version_string}
+
+
+def names(operator_result: Any) -> list[str]:
+    """An operator's result set ({'FINISHED'}) as a sorted list (JSON has no sets)."""
+    return sorted(operator_result)
+
+
 try:
     preferences = bpy.context.preferences
     preferences.system.use_online_access = True
     repos = preferences.extensions.repos
     repo = repos.new(name="Studio", module="studio", remote_url=INDEX.as_uri())
     index = list(repos).index(repo)
-    report["sync"] = sorted(bpy.ops.extensions.repo_sync(repo_index=index))
-    report["install"] = sorted(
+    report["sync"] = names(bpy.ops.extensions.repo_sync(repo_index=index))
+    report["install"] = names(
         bpy.ops.extensions.package_install(repo_index=index, pkg_id="two_bone_ik", enable_on_install=True)
     )
     module = "bl_ext.studio.two_bone_ik"
@@ -63,10 +70,11 @@ try:
         target,
         pole,
     )
-    report["mechanism"] = sorted(bpy.ops.pose.two_bone_ik_update_mechanism())
+    report["mechanism"] = names(bpy.ops.pose.two_bone_ik_update_mechanism())
     bpy.context.view_layer.update()
     evaluated = leg.evaluated_get(bpy.context.evaluated_depsgraph_get())
-    report["end"] = list(evaluated.matrix_world @ evaluated.pose.bones["shin"].tail)
+    end = evaluated.matrix_world @ evaluated.pose.bones["shin"].tail
+    report["end"] = [end.x, end.y, end.z]
     report["status"] = leg.two_bone_ik.chains[0].status
 except Exception:
     report["error"] = traceback.format_exc()
