@@ -52,9 +52,8 @@ def save_shot(path) -> str:
 
 
 def leg_points(obj) -> list:
-    return [
-        tuple(point) for name in ("thigh", "shin") for point in (world_head(obj, name), world_tail(obj, name))
-    ]
+    points = [point for name in ("thigh", "shin") for point in (world_head(obj, name), world_tail(obj, name))]
+    return [(point.x, point.y, point.z) for point in points]
 
 
 def test_frames_rendered_out_of_order_each_in_its_own_process(scene, tmp_path):
