@@ -182,6 +182,16 @@ def _chains(scene, arguments, enabled_only: bool) -> list[tuple[str, list[str]]]
         ]
         if names:
             selected.append((obj.name, names))
+    # A misspelt name must not pass quietly (a farm check would report nothing and succeed).
+    armatures = {obj.name for obj in scene.objects if obj.type == "ARMATURE"}
+    chains = {name for _, names in selected for name in names}
+    for kind, wanted, found in (
+        ("armature", arguments.armature, armatures),
+        ("chain", arguments.chain, chains),
+    ):
+        missing = [name for name in wanted if name not in found]
+        if missing:
+            raise CommandError(f"no {kind} named {', '.join(repr(name) for name in missing)} in the scene")
     return selected
 
 

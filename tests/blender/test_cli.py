@@ -179,8 +179,9 @@ def test_command_help_exits_zero(scene, capfd):
 
 def test_commands_refuse_bad_frames_outputs_and_chains_in_one_line(scene, tmp_path):
     """Frames beyond Blender's range, an output that is the input (however it is spelt), a folder or
-    in a missing folder, and a chain that cannot be solved: each returns 1 with one error line, no
-    traceback, before any bake; the input file is never changed."""
+    in a missing folder, a chain that cannot be solved, and a misspelt chain or armature (a report
+    would otherwise list nothing and succeed): each returns 1 with one error line, no traceback,
+    before any bake; the input file is never changed."""
     rig, broken = tmp_path / "rig.blend", tmp_path / "broken.blend"
     save_base_rig(rig)
     obj = bpy.data.objects["Leg"]
@@ -237,6 +238,14 @@ def test_commands_refuse_bad_frames_outputs_and_chains_in_one_line(scene, tmp_pa
         "unsolvable chain": (
             ["bake", str(broken), "--start", "1", "--end", "2", "-o", str(out)],
             "Chain 'shin' cannot be baked: The target is this armature",
+        ),
+        "report a misspelt chain": (
+            ["report", str(rig), "--chain", "shni"],
+            "no chain named 'shni' in the scene",
+        ),
+        "bake a misspelt armature": (
+            ["bake", str(rig), "--armature", "Lge", "-o", str(out)],
+            "no armature named 'Lge' in the scene",
         ),
     }
     process = run_blender(
