@@ -249,7 +249,7 @@ def _new_poses(upper_eval, lower_eval, world, parent_matrix, solved_upper, solve
 
 
 def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float) -> str:
-    """POLE_ON_LINE when the solver fell back to its axis (SPEC D2's test), POLE_NEAR when the pole
+    """POLE_ON_LINE when the solver fell back to its axis (contract D2's test), POLE_NEAR when the pole
     is within POLE_NEAR_LINE x length of the root-target line, else ''."""
     forward = target - root
     if forward.length <= SOLVER_TOLERANCE * length:

@@ -29,7 +29,7 @@ def evaluate_scene(scene, depsgraph, relations_changed: bool = False, recount: b
             depsgraph = bpy.context.evaluated_depsgraph_get()
         rendering = depsgraph.mode == "RENDER"
         if rendering and not bpy.app.background and not scene.render.use_lock_interface:
-            # Writing while the interface draws a render can crash Blender (BLENDER-NOTES).
+            # Writing while the interface draws a render can crash Blender (README, Known limits).
             return
         evaluate_plan(scope.plan(depsgraph, relations_changed, recount), depsgraph)
     except Exception as error:  # never let an exception escape a handler

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Solved positions -> pose-bone ``matrix_basis`` (armature space, SPEC D6).
+"""Solved positions -> pose-bone ``matrix_basis`` (armature space, contract D6).
 
 The only place that turns positions into pose-bone matrices. Each bone is aimed with the rotation
 that maps its rest direction onto its solved direction and the rest bend-plane normal onto the
@@ -86,7 +86,7 @@ def solved_normal(root: Vector, joint: Vector, end: Vector, pole_hint: Vector) -
     forward = end - root
     if forward.length <= PARALLEL * (upper.length + lower.length):
         # Folded flat onto the root (equal bones, target at the root): the solver took +X as
-        # forward (SPEC "Degenerate inputs") and put the joint on the pole side of it.
+        # forward (contract "Degenerate inputs") and put the joint on the pole side of it.
         forward = Vector((1.0, 0.0, 0.0))
         side = upper
     else:
@@ -230,7 +230,7 @@ def solve_bases(
     shape_lower = shape.tail - shape.joint
     upper = joint - root if shape.upper_length > 0.0 else None
     lower = end - joint if shape.lower_length > 0.0 else None
-    # A zero-length bone turns with the other bone (SPEC: the chain degenerates to one bone).
+    # A zero-length bone turns with the other bone (contract: the chain degenerates to one bone).
     if upper is None:
         shape_upper, upper = shape_lower, lower
     if lower is None:

@@ -6,7 +6,7 @@ Shared by the exact per-chain path (evaluate.py) and the batched one (batch.py).
 
 from __future__ import annotations
 
-# Blender stores bones and matrices in float32 (SPEC D2).
+# Blender stores bones and matrices in float32 (contract D2).
 SOLVER_TOLERANCE = 1e-6
 # A pole closer to the root-target line than this share of the chain's length makes the bend
 # plane unstable (a small move swings the knee): the chain says so, though it still solves.

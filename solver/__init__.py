@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Analytic two-bone IK solver, free of Blender (SPEC "Function solveTwoBoneIK", D1-D8).
+"""Analytic two-bone IK solver, free of Blender (docs/contract.md: "Function solveTwoBoneIK", D1-D8).
 
 ``solve_two_bone_ik`` is pure Python. ``solve_two_bone_ik_batch`` solves many chains at once
 with numpy, which is imported only when the batch form is first used, so ``import solver``

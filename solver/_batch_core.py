@@ -229,7 +229,7 @@ def finish(w: Workspace, target, pole_hint, a, b, tolerance: float, scales, join
     low = np.minimum(a, b, out=w.low)
     eps = np.multiply(reach, tolerance, out=w.eps)
 
-    # Forward (SPEC, D2).
+    # Forward (contract, D2).
     if scaled:
         down, up = scale_pair(np.max(np.abs(dvec), axis=0))
         dvec *= down
@@ -262,7 +262,7 @@ def finish(w: Workspace, target, pole_hint, a, b, tolerance: float, scales, join
     else:
         d = distance
 
-    # Pole (SPEC D2, D3).
+    # Pole (contract D2, D3).
     if scaled:
         down_q = scale_pair(np.max(np.abs(qvec), axis=0))[0]
         qvec *= down_q
@@ -326,7 +326,7 @@ def finish(w: Workspace, target, pole_hint, a, b, tolerance: float, scales, join
         pole[:, rows] = near_line_pole(dh, dl, qh, ql, forward[:, rows], threshold2[rows], dd_exact)
         pole_scale[rows] = 1.0
 
-    # Triangle (SPEC "Unreachable targets clamp", D5). fold <= reach, so too_far and too_close
+    # Triangle (contract "Unreachable targets clamp", D5). fold <= reach, so too_far and too_close
     # never overlap and min-then-max is the scalar form's clamp.
     too_far = np.greater(d, reach, out=w.too_far)
     too_close = np.less(d, fold, out=w.too_close)
@@ -363,7 +363,7 @@ def finish(w: Workspace, target, pole_hint, a, b, tolerance: float, scales, join
                 a[thin], b[thin], d[thin], reach[thin], diff[thin], fold[thin], down_r[thin], up_r[thin]
             )
     # Clamped chains are exactly straight: a along forward, or -a folded back when a < b; with
-    # equal bones and the target at the root the chain folds flat, t = 90 degrees (SPEC D5).
+    # equal bones and the target at the root the chain folds flat, t = 90 degrees (contract D5).
     # (d = 0 unclamped is the target at the root, or on the scaled path a distance that
     # underflowed in the units of bones past 2**1000: the scalar form's `elif d == 0.0`.)
     clamped = np.logical_or(too_far, too_close, out=w.flag)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The bend direction when the pole hint is on or near the root-target line (SPEC D2, D3, D8).
+"""The bend direction when the pole hint is on or near the root-target line (contract D2, D3, D8).
 
 Scalar helpers on plain floats; solver/_batch_core.py repeats every operation in the same order
 on numpy arrays, so the two forms give equal numbers.
@@ -15,7 +15,7 @@ Vector3 = tuple[float, float, float]
 
 
 def fallback_axis(fx: float, fy: float, fz: float) -> Vector3:
-    """The axis least aligned with forward (ties to X, Y, Z), made perpendicular (SPEC D3).
+    """The axis least aligned with forward (ties to X, Y, Z), made perpendicular (contract D3).
 
     >>> fallback_axis(1.0, 0.0, 0.0)
     (0.0, 1.0, 0.0)

@@ -51,7 +51,7 @@ def scale_pair(magnitude: float) -> tuple[float, float]:
 
 
 def _clamp(a: float, along: float) -> float:
-    """a cos t clamped to [-a, a]: rounding can push cos t past 1 (SPEC D5)."""
+    """a cos t clamped to [-a, a]: rounding can push cos t past 1 (contract D5)."""
     return a if along > a else -a if along < -a else along
 
 
@@ -62,7 +62,7 @@ def _sides(a: float, b: float, d: float, diff: float) -> tuple[float, float, flo
 
 
 def triangle(a: float, b: float, d: float, reach: float, diff: float, fold: float) -> tuple[float, float]:
-    """(a cos t, a sin t) of the joint for fold <= d <= reach, d > 0 (SPEC D5, D8).
+    """(a cos t, a sin t) of the joint for fold <= d <= reach, d > 0 (contract D5, D8).
 
     a cos t by the law of cosines, clamped to [-a, a]; a sin t = 2 * area / d with the area from
     Heron's formula in Kahan's cancellation-free arrangement: every factor that can be small is
@@ -142,7 +142,7 @@ def solve_scaled(
     fold = diff if diff >= 0.0 else -diff
     eps = tolerance * reach
 
-    # Forward (SPEC, D2): the unit vector root -> target, or +X with d = 0 at the root.
+    # Forward (contract, D2): the unit vector root -> target, or +X with d = 0 at the root.
     down, up = scale_pair(d_max)
     sx, sy, sz = dx * down, dy * down, dz * down
     dd = sx * sx + sy * sy + sz * sz
@@ -160,7 +160,7 @@ def solve_scaled(
         fx, fy, fz = sx * inverse, sy * inverse, sz * inverse
         d = distance
 
-    # Pole (SPEC D2, D3): q's part perpendicular to forward, or the fallback axis on the line.
+    # Pole (contract D2, D3): q's part perpendicular to forward, or the fallback axis on the line.
     down_q, _ = scale_pair(q_max)
     wx, wy, wz = qx * down_q, qy * down_q, qz * down_q
     qq = wx * wx + wy * wy + wz * wz
@@ -192,7 +192,7 @@ def solve_scaled(
         ux, uy, uz = ux * down_u, uy * down_u, uz * down_u
         pole_scale = 1.0 / sqrt(ux * ux + uy * uy + uz * uz)
 
-    # Triangle (SPEC "Unreachable targets clamp", D5): a clamped chain is exactly straight.
+    # Triangle (contract "Unreachable targets clamp", D5): a clamped chain is exactly straight.
     if d > reach:
         d = reach
         along, height = a, 0.0

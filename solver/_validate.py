@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Input checks for the scalar solver: the slow path that names the bad argument (SPEC D4).
+"""Input checks for the scalar solver: the slow path that names the bad argument (contract D4).
 
 A point is an ordered collection of exactly 3 real numbers: a tuple, a list, a
 ``mathutils.Vector``, a 1-D numpy array, any other sequence, or a one-shot iterator (read once).
@@ -85,7 +85,7 @@ def _length(value: Any, name: str) -> float:
 def validated(
     root: Any, target: Any, pole_hint: Any, upper_length: Any, lower_length: Any, tolerance: Any
 ) -> Inputs:
-    """The twelve inputs as floats, or ValueError naming the first bad argument (SPEC D4).
+    """The twelve inputs as floats, or ValueError naming the first bad argument (contract D4).
 
     Order of the checks: root, target, pole_hint, upper_length, lower_length, both lengths zero,
     tolerance.

@@ -37,7 +37,7 @@ class TwoBoneIKBatchResult(NamedTuple):
     ends : numpy.ndarray, shape (N, 3), float64
         End positions.
     reachable : numpy.ndarray, shape (N,), bool
-        Per row, True when ``|a - b| - eps <= |target - root| <= a + b + eps`` (SPEC D2).
+        Per row, True when ``|a - b| - eps <= |target - root| <= a + b + eps`` (contract D2).
     """
 
     joints: np.ndarray
@@ -56,10 +56,10 @@ def solve_two_bone_ik_batch(
 ) -> TwoBoneIKBatchResult:
     """Solve N two-bone chains; row i follows exactly the rules of ``solve_two_bone_ik``.
 
-    Implements the same SPEC sections as the scalar form ("Function solveTwoBoneIK",
+    Implements the same contract sections as the scalar form ("Function solveTwoBoneIK",
     "Unreachable targets clamp", "Degenerate inputs", D1-D5, D7, D8), with the same branches,
     thresholds and fallback-axis ties; each row's numbers equal the scalar form's. Space-agnostic
-    (SPEC D6): all rows' points in one frame (the Blender side passes armature space). Units are
+    (contract D6): all rows' points in one frame (the Blender side passes armature space). Units are
     the inputs' own (Blender units = metres).
 
     Parameters
@@ -70,7 +70,7 @@ def solve_two_bone_ik_batch(
     upper_lengths, lower_lengths : array_like, shape (N,), or real scalar
         Bone lengths a and b, >= 0 and not both 0 in any row; a scalar applies to every row.
     tolerance : float, keyword-only, default 1e-9
-        Relative tolerance, >= 0, shared by all rows: eps = tolerance * (a + b) (SPEC D2).
+        Relative tolerance, >= 0, shared by all rows: eps = tolerance * (a + b) (contract D2).
 
     Returns
     -------
@@ -84,7 +84,7 @@ def solve_two_bone_ik_batch(
         element or row included: the row is named), a numpy masked array (its mask cannot be
         honoured), arguments with different N, a tolerance that is negative or not finite; or
         the first bad row, naming the argument and the row index: a non-finite coordinate or
-        length, a negative length, both lengths 0 (SPEC D4; in a row, checked in the scalar
+        length, a negative length, both lengths 0 (contract D4; in a row, checked in the scalar
         order), or a chain that lies outside the float range (a root or lengths near 1e308).
 
     Notes
@@ -232,7 +232,7 @@ def _float_array(value, name: str, expected: str) -> np.ndarray:
 
 def _points(value, name: str) -> np.ndarray:
     if isinstance(value, (list, tuple)) and not set(map(type, value)) <= _PLAIN_ROWS:
-        # Rows numpy would read as numbers though they are not points (SPEC D1; the scalar form
+        # Rows numpy would read as numbers though they are not points (contract D1; the scalar form
         # rejects them too): bytes-like rows (their byte values) and masked arrays (their mask).
         for index, row in enumerate(value):
             reason = not_a_point(row)
@@ -256,7 +256,7 @@ def _lengths(value, name: str, count: int) -> np.ndarray:
 
 
 def _check_rows(points, lengths, start: int) -> None:
-    """ValueError for the chunk's first bad row, naming what the scalar form would (SPEC D4)."""
+    """ValueError for the chunk's first bad row, naming what the scalar form would (contract D4)."""
     upper, lower = lengths
     bad = [~np.isfinite(p).all(axis=1) for p in points]
     bad += [~(np.isfinite(v) & (v >= 0.0)) for v in lengths]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Scalar two-bone IK solve on plain Python floats (SPEC "Function solveTwoBoneIK", D1-D8).
+"""Scalar two-bone IK solve on plain Python floats (docs/contract.md, D1-D8).
 
 Pure Python: no numpy, no bpy, no mathutils. The common case (float inputs of everyday size,
 points given as tuples, lists or mathutils.Vector) runs inline below; anything else (bad input,
@@ -23,7 +23,7 @@ Vector3 = tuple[float, float, float]
 
 
 class Point(Protocol):
-    """Three real coordinates: a tuple, a list, a mathutils.Vector, a numpy array... (SPEC D1)."""
+    """Three real coordinates: a tuple, a list, a mathutils.Vector, a numpy array... (contract D1)."""
 
     def __len__(self) -> int: ...
 
@@ -31,7 +31,7 @@ class Point(Protocol):
 
 
 class TwoBoneIKResult(NamedTuple):
-    """The solved chain (SPEC D1), in the same space and units as the inputs.
+    """The solved chain (contract D1), in the same space and units as the inputs.
 
     Attributes
     ----------
@@ -43,7 +43,7 @@ class TwoBoneIKResult(NamedTuple):
         ``[|a - b|, a + b]``.
     reachable : bool
         True when ``|a - b| - eps <= |target - root| <= a + b + eps`` with
-        ``eps = tolerance * (a + b)`` (SPEC D2).
+        ``eps = tolerance * (a + b)`` (contract D2).
     """
 
     joint: Vector3
@@ -57,7 +57,7 @@ _new_result = tuple.__new__  # skips the named tuple's Python-level __new__ (hot
 # iterables that are not points (bytes, str, mappings, sets: solver/_validate.py). The solver
 # imports no mathutils: mathutils.Vector joins the first time the checked path sees one. Its
 # coordinates are floats, on which both paths give identical bits, so results do not depend on
-# whether it has joined yet (SPEC D7).
+# whether it has joined yet (contract D7).
 _FAST_POINTS: set[type] = {tuple, list}
 
 
@@ -72,8 +72,8 @@ def solve_two_bone_ik(
 ) -> TwoBoneIKResult:
     """Solve a two-bone chain root -> joint -> end so the end reaches the target.
 
-    Implements SPEC "Function solveTwoBoneIK", "Unreachable targets clamp", "Degenerate inputs"
-    and decisions D1-D5, D7, D8. The solve is space-agnostic (SPEC D6): every point must be in
+    Implements contract "Function solveTwoBoneIK", "Unreachable targets clamp", "Degenerate inputs"
+    and decisions D1-D5, D7, D8. The solve is space-agnostic (contract D6): every point must be in
     the same frame, and the result comes back in it; the Blender side passes armature space.
     Units are the inputs' own (Blender units = metres); the solve is scale-invariant.
 
@@ -92,7 +92,7 @@ def solve_two_bone_ik(
     lower_length : float
         b, the joint-end bone's length, >= 0; not both lengths 0.
     tolerance : float, keyword-only, default 1e-9
-        Relative tolerance, >= 0: ``eps = tolerance * (a + b)`` (SPEC D2). Blender stores
+        Relative tolerance, >= 0: ``eps = tolerance * (a + b)`` (contract D2). Blender stores
         float32, so the Blender side passes 1e-6.
 
     Returns
@@ -103,7 +103,7 @@ def solve_two_bone_ik(
     Raises
     ------
     ValueError
-        Naming the argument (SPEC D4): a point that is not 3 real numbers (text, bytes, a
+        Naming the argument (contract D4): a point that is not 3 real numbers (text, bytes, a
         mapping, a set or a masked array included) or is not finite, a length that is negative
         or not finite, both lengths 0, a tolerance that is negative or not finite. Also when the
         solved chain itself would lie outside the float range (only possible with a root or
@@ -116,16 +116,16 @@ def solve_two_bone_ik(
       straight (too far) or folded (too close) along forward.
     - The pole direction is the pole hint's part perpendicular to forward; when it is within
       ``tolerance * max(|pole_hint - root|, a + b)`` of the line, the axis least aligned with
-      forward (ties X, Y, Z), made perpendicular (SPEC D3).
-    - With equal bones and the target at the root, the joint is ``root + a * pole`` (SPEC D5).
+      forward (ties X, Y, Z), made perpendicular (contract D3).
+    - With equal bones and the target at the root, the joint is ``root + a * pole`` (contract D5).
     - reachable implies ``|end - target| <= eps``, or ``<= 3 eps`` when the target is within eps
-      of the root (forward is then +X whatever the target's direction; SPEC D5 says 2 eps).
-    - Accuracy (SPEC D8): within 1e-10 * max(a + b, |root|) of exact arithmetic on the same
+      of the root (forward is then +X whatever the target's direction; contract D5 says 2 eps).
+    - Accuracy (contract D8): within 1e-10 * max(a + b, |root|) of exact arithmetic on the same
       binary inputs, 5e-8 within 1e-6 of full extension or fold. The height comes from Heron's
       formula in Kahan's form, and a pole hint near the line from an exact cross product.
     - Threshold decisions (at the root, on the line, reachable) are made in floating point, so
       inputs within a few ulps of a threshold may fall on either side of it.
-    - Deterministic and stateless (SPEC D7): same inputs, same bits.
+    - Deterministic and stateless (contract D7): same inputs, same bits.
     - Points: text, bytes-like objects, mappings and sets are iterable but not points (their
       characters, byte values or keys, sets in no defined order), and a numpy masked array's
       mask cannot be honoured: all are rejected, as is a coordinate that is None, text, bytes,
@@ -137,9 +137,9 @@ def solve_two_bone_ik(
     - Every finite input solves, bar a chain beyond the float range. Beyond the clamp only the
       directions of target - root and pole_hint - root matter, and each is scaled by its own
       power of two, as are the chain's sides, so a chain of 1e-300 next to a target or pole
-      hint at 1e308 keeps SPEC D5 and D8.
+      hint at 1e308 keeps contract D5 and D8.
     - Subnormal chains (decision): floats are spaced 2**-1074 (about 4.9e-324) apart near 0,
-      so SPEC D5's 1e-12 * max(a + b, |root|) cannot hold once it is below that spacing (a + b
+      so contract D5's 1e-12 * max(a + b, |root|) cannot hold once it is below that spacing (a + b
       and |root| under about 1e-311). For every chain the bone lengths hold to
       1e-12 * max(a + b, |root|) + 4 * 2**-1074, and reachable implies |end - target| <= 3 eps
       + 1e-12 * max(a + b, |root|) + 4 * 2**-1074; eps = tolerance * (a + b) is itself rounded
@@ -204,7 +204,7 @@ def solve_two_bone_ik(
         fold, high, low = -diff, b, a
     eps = tolerance * reach
 
-    # Forward (SPEC, D2): the unit vector root -> target, or +X with d = 0 at the root.
+    # Forward (contract, D2): the unit vector root -> target, or +X with d = 0 at the root.
     distance = sqrt(dd)
     reachable = fold - eps <= distance <= reach + eps
     if distance > eps:
@@ -217,7 +217,7 @@ def solve_two_bone_ik(
         fx, fy, fz = 1.0, 0.0, 0.0
         d = 0.0
 
-    # Pole (SPEC D2, D3): q's part perpendicular to forward, or the fallback axis on the line.
+    # Pole (contract D2, D3): q's part perpendicular to forward, or the fallback axis on the line.
     along_q = qx * fx + qy * fy + qz * fz
     ux, uy, uz = qx - along_q * fx, qy - along_q * fy, qz - along_q * fz
     pp = ux * ux + uy * uy + uz * uz
@@ -226,7 +226,7 @@ def solve_two_bone_ik(
         limit2 = qq
     threshold2 = tolerance * tolerance * limit2
     if pp < NEAR_LINE * qq:
-        # Rare: rebuild the direction from exact differences (SPEC D8 near the line).
+        # Rare: rebuild the direction from exact differences (contract D8 near the line).
         qh, ql = _exact_difference(px, py, pz, rx, ry, rz)
         if at_root:
             ux, uy, uz = near_line_pole(
@@ -242,7 +242,7 @@ def solve_two_bone_ik(
     else:
         pole_scale = 1.0 / sqrt(pp)  # applied to the height: one multiply instead of three
 
-    # Triangle (SPEC "Unreachable targets clamp", D5); same steps as solver._scaled.triangle.
+    # Triangle (contract "Unreachable targets clamp", D5); same steps as solver._scaled.triangle.
     if d > reach:
         d = reach
         along, height = a, 0.0
@@ -250,7 +250,7 @@ def solve_two_bone_ik(
         d = fold
         along, height = (a if diff > 0.0 else -a), 0.0
     elif at_root:
-        # Equal bones folded flat on the root: t = 90 degrees (SPEC D5).
+        # Equal bones folded flat on the root: t = 90 degrees (contract D5).
         along, height = 0.0, a
     else:
         half_inverse = 0.5 / d
