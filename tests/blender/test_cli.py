@@ -18,6 +18,7 @@ from blender_rig import (
     MODULE,
     add_chain,
     assert_close,
+    exited_cleanly,
     fcurves,
     make_empty,
     make_leg,
@@ -52,7 +53,9 @@ def save_base_rig(path, *, animate: bool = False) -> None:
 def result_of(process) -> dict:
     """The JSON the second process printed on its RESULT line (asserting it ran)."""
     lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
-    assert process.returncode == 0 and lines, f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
+    assert exited_cleanly(process.returncode) and lines, (
+        f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
+    )
     return json.loads(lines[-1][len("RESULT ") :])
 
 

@@ -10,6 +10,7 @@ import bpy
 from blender_rig import (
     add_chain,
     assert_close,
+    exited_cleanly,
     make_empty,
     make_leg,
     package,
@@ -88,7 +89,7 @@ def test_frames_rendered_out_of_order_each_in_its_own_process(scene, tmp_path):
             """
         )
         lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
-        assert lines, process.stdout + process.stderr
+        assert exited_cleanly(process.returncode) and lines, process.stdout + process.stderr
         rendered = json.loads(lines[-1][len("RESULT ") :])
         assert (tmp_path / f"frame_{frame}.png").is_file()
         for point, played, bake in zip(rendered, playback[frame], baked[frame], strict=True):

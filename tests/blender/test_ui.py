@@ -14,7 +14,16 @@ from typing import Any
 import addon_utils
 import bpy
 import pytest
-from blender_rig import MODULE, add_chain, assert_close, make_empty, make_leg, package, run_blender
+from blender_rig import (
+    MODULE,
+    add_chain,
+    assert_close,
+    exited_cleanly,
+    make_empty,
+    make_leg,
+    package,
+    run_blender,
+)
 
 TOLERANCE = 1e-5
 
@@ -177,7 +186,7 @@ def test_panel_list_and_menu_draw_every_state(scene):
     tests = str(pathlib.Path(__file__).resolve().parent)
     process = run_blender(DRAW_EVERY_STATE.format(tests=tests))
     lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
-    assert process.returncode == 0 and lines, process.stdout + process.stderr
+    assert exited_cleanly(process.returncode) and lines, process.stdout + process.stderr
     console = process.stdout + process.stderr
     # A missing property or operator does not raise in draw code: Blender prints it instead.
     for complaint in (

@@ -14,6 +14,7 @@ import sys
 import zipfile
 
 import pytest
+from blender_process import exited_cleanly
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -37,7 +38,9 @@ def run_session(zip_path: pathlib.Path, folder: pathlib.Path, scenario: str) -> 
         check=False,
     )
     output = completed.stdout + completed.stderr
-    assert completed.returncode == 0 and report_path.is_file(), f"the Blender session failed:\n{output}"
+    assert exited_cleanly(completed.returncode) and report_path.is_file(), (
+        f"the Blender session failed:\n{output}"
+    )
     report = json.loads(report_path.read_text(encoding="utf-8"))
     report["output"] = output
     report["user"] = user
