@@ -8,7 +8,7 @@ Prints, and writes to bench/results/solver.json:
 - batch: nanoseconds per chain of one ``solve_two_bone_ik_batch`` call for N = 1e3 .. 1e6
   (median over repeated calls, inputs already float64 arrays);
 - memory: peak memory allocated during one batch call (tracemalloc, which numpy reports to;
-  outputs and the solver's per-thread workspace included), per chain and as a multiple of the
+  outputs and each chunk's temporaries included), per chain and as a multiple of the
   input arrays' size;
 - the machine: CPU model, cores, Python and numpy versions.
 
@@ -90,7 +90,7 @@ def time_scalar(passes: int) -> dict:
 
 def time_batch(count: int, budget_seconds: float) -> dict:
     arrays = chains(count, seed=3)
-    solve_two_bone_ik_batch(*arrays)  # warm up: imports, the per-thread workspace
+    solve_two_bone_ik_batch(*arrays)  # warm up: imports
     samples: list[float] = []
     deadline = time.perf_counter() + budget_seconds
     while len(samples) < 5 or (time.perf_counter() < deadline and len(samples) < 2_000):
@@ -108,7 +108,6 @@ def time_batch(count: int, budget_seconds: float) -> dict:
 def measure_memory(count: int) -> dict:
     arrays = chains(count, seed=4)
     input_bytes = sum(array.nbytes for array in arrays)
-    batch_module._cache.__dict__.clear()  # count the workspace too, as on a thread's first call
     tracemalloc.start()
     tracemalloc.reset_peak()
     result = solve_two_bone_ik_batch(*arrays)

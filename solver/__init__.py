@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Analytic two-bone IK solver, free of Blender (docs/contract.md: "Function solveTwoBoneIK", D1-D8).
+"""Analytic two-bone IK solver, free of Blender (docs/contract.md, D1-D10).
 
 ``solve_two_bone_ik`` is pure Python. ``solve_two_bone_ik_batch`` solves many chains at once
 with numpy, which is imported only when the batch form is first used, so ``import solver``
@@ -25,7 +25,3 @@ def __getattr__(name):
 
         return getattr(batch, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(list(globals()) + list(_BATCH_NAMES))

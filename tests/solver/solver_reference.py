@@ -61,7 +61,9 @@ def solve_reference(root, target, pole_hint, upper_length, lower_length, toleran
         r = tuple(Decimal(float(c)) for c in root)
         t = tuple(Decimal(float(c)) for c in target)
         p = tuple(Decimal(float(c)) for c in pole_hint)
-        a, b, tol = Decimal(float(upper_length)), Decimal(float(lower_length)), Decimal(float(tolerance))
+        # docs/contract.md D2: a tolerance below 1e-30 counts as 1e-30.
+        a, b = Decimal(float(upper_length)), Decimal(float(lower_length))
+        tol = Decimal(max(float(tolerance), 1e-30))
         zero, one = Decimal(0), Decimal(1)
 
         reach = a + b

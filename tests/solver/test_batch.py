@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """solve_two_bone_ik_batch: every row is the scalar solve of that row, errors name the first bad row."""
 
-import math
-
 import numpy as np
 import pytest
 from solver_rigs import random_rig_arrays, random_rigs
@@ -43,7 +41,7 @@ def test_batch_matches_scalar_on_100k_rows_with_degenerate_ones():
 
 @pytest.mark.parametrize("tolerance", [0.0, 1e-6, 0.5])
 def test_batch_matches_scalar_at_other_tolerances(tolerance):
-    """tolerance 0 sends every chunk down the scaled path; 0.5 puts many targets 'at the root'."""
+    """tolerance 0 counts as 1e-30 (contract D2); 0.5 puts many targets 'at the root'."""
     arrays = random_rig_arrays(5_000, 22)
     _assert_rows_equal(solve_two_bone_ik_batch(*arrays, tolerance=tolerance), *arrays, tolerance=tolerance)
 
@@ -55,23 +53,29 @@ def test_batch_matches_scalar_on_hypothesis_style_rigs():
     _assert_rows_equal(solve_two_bone_ik_batch(*arrays), *arrays)
 
 
-def test_absurd_rows_mixed_with_everyday_ones():
-    """Rows at 1e300, 1e-300 and 2**1010 in the same chunk as everyday rows: per row, the scalar
-    form's answer (its scaled path for the absurd rows, its fast path for the others)."""
-    roots, targets, poles, upper, lower = (np.array(x) for x in random_rig_arrays(3_000, 24))
-    for start, factor in ((0, 1e300), (1, 1e-300), (2, 2.0**1010)):
-        rows = slice(start, None, 7)
-        size = np.abs(np.concatenate([roots, targets, poles], axis=1)[rows]).max(axis=1)
-        pick = np.arange(len(roots))[rows][size < 1e307 / factor]
-        assert len(pick) > 100
-        for array in (roots, targets, poles):
-            array[pick] *= factor
-        upper[pick] *= factor
-        lower[pick] *= factor
-    lower[(upper == 0) & (lower == 0)] = 1.0
-    batch = solve_two_bone_ik_batch(roots, targets, poles, upper, lower)
-    assert np.isfinite(batch.joints).all() and np.isfinite(batch.ends).all()
-    _assert_rows_equal(batch, roots, targets, poles, upper, lower)
+@pytest.mark.parametrize("seed", [28, 29])
+def test_batch_matches_scalar_with_twist_and_softness_per_row(seed):
+    """Per-row twist and softness: the scalar form's numbers to a few ulps (numpy's cos, sin and
+    expm1 may round differently from Python's), and exactly on rows where both are 0."""
+    arrays = random_rig_arrays(5_000, seed)
+    rng = np.random.default_rng(seed)
+    twist = np.where(rng.random(5_000) < 0.5, rng.uniform(-7.0, 7.0, 5_000), 0.0)
+    softness = np.where(rng.random(5_000) < 0.5, rng.uniform(0.0, 1.0, 5_000), 0.0)
+    batch = solve_two_bone_ik_batch(*arrays, twist=twist, softness=softness)
+    roots, targets, poles, upper, lower = arrays
+    plain = (twist == 0.0) & (softness == 0.0)
+    for i in range(5_000):
+        row = roots[i].tolist(), targets[i].tolist(), poles[i].tolist(), float(upper[i]), float(lower[i])
+        result = solve_two_bone_ik(*row, twist=float(twist[i]), softness=float(softness[i]))
+        scale = max(upper[i] + lower[i], np.abs(roots[i]).max())
+        if plain[i]:
+            assert batch.joints[i].tolist() == list(result.joint) and batch.ends[i].tolist() == list(
+                result.end
+            )
+        else:
+            assert np.abs(batch.joints[i] - result.joint).max() <= 1e-14 * scale
+            assert np.abs(batch.ends[i] - result.end).max() <= 1e-14 * scale
+        assert batch.reachable[i] == result.reachable
 
 
 def test_scalar_lengths_and_shapes():
@@ -104,96 +108,6 @@ def test_empty_batch():
 
 
 def test_rows_across_chunks():
-    """A batch longer than one chunk, with the second chunk on the scaled path only."""
-    count = CHUNK_ROWS + 100
-    roots, targets, poles, upper, lower = (np.array(x) for x in random_rig_arrays(count, 26))
-    targets[CHUNK_ROWS + 5] = roots[CHUNK_ROWS + 5] + 1e250  # out of the fast range
-    arrays = roots, targets, poles, upper, lower
+    """A batch longer than one chunk."""
+    arrays = random_rig_arrays(CHUNK_ROWS + 100, 26)
     _assert_rows_equal(solve_two_bone_ik_batch(*arrays), *arrays)
-
-
-def _rows(count=10):
-    roots, targets, poles, upper, lower = random_rig_arrays(count, 27)
-    upper[:] = 1.0
-    lower[:] = 1.0
-    return [roots.copy(), targets.copy(), poles.copy(), upper.copy(), lower.copy()]
-
-
-@pytest.mark.parametrize(
-    "index, row, value, message",
-    [
-        (0, 7, (math.nan, 0, 0), r"roots\[7\] must be finite"),
-        (1, 3, (0, math.inf, 0), r"targets\[3\] must be finite"),
-        (2, 0, (0, 0, -math.inf), r"pole_hints\[0\] must be finite"),
-        (3, 9, -1.0, r"upper_lengths\[9\] must be a finite length >= 0"),
-        (4, 4, math.nan, r"lower_lengths\[4\] must be a finite length >= 0"),
-    ],
-)
-def test_bad_row_names_argument_and_row(index, row, value, message):
-    arrays = _rows()
-    arrays[index][row] = value
-    with pytest.raises(ValueError, match=message):
-        solve_two_bone_ik_batch(*arrays)
-
-
-def test_first_bad_row_wins_then_the_scalar_order():
-    """Row 2 has a bad length and row 5 a bad root: row 2 is named. In one row, the root is named
-    before the length, as the scalar form would."""
-    arrays = _rows()
-    arrays[0][5] = math.nan
-    arrays[4][2] = -1.0
-    with pytest.raises(ValueError, match=r"lower_lengths\[2\]"):
-        solve_two_bone_ik_batch(*arrays)
-    arrays[1][2] = math.nan
-    with pytest.raises(ValueError, match=r"targets\[2\]"):
-        solve_two_bone_ik_batch(*arrays)
-
-
-def test_both_lengths_zero_and_bad_rows_past_the_first_chunk():
-    arrays = _rows(CHUNK_ROWS + 10)
-    arrays[3][CHUNK_ROWS + 4] = 0.0
-    arrays[4][CHUNK_ROWS + 4] = 0.0
-    row = CHUNK_ROWS + 4
-    with pytest.raises(ValueError, match=rf"upper_lengths\[{row}\] and lower_lengths\[{row}\] are both 0"):
-        solve_two_bone_ik_batch(*arrays)
-
-
-def test_scalar_length_bad():
-    roots, targets, poles, _, _ = _rows()
-    with pytest.raises(ValueError, match=r"upper_lengths\[0\]"):
-        solve_two_bone_ik_batch(roots, targets, poles, -1.0, 1.0)
-    with pytest.raises(ValueError, match=r"both 0"):
-        solve_two_bone_ik_batch(roots, targets, poles, 0.0, 0.0)
-
-
-@pytest.mark.parametrize(
-    "change, message",
-    [
-        (lambda a: a.__setitem__(0, np.zeros((10, 2))), r"roots must have shape \(N, 3\)"),
-        (lambda a: a.__setitem__(1, np.zeros((9, 3))), r"targets has 9 rows but roots has 10"),
-        (lambda a: a.__setitem__(2, np.zeros(30)), r"pole_hints must have shape \(N, 3\)"),
-        (lambda a: a.__setitem__(3, np.ones(9)), r"upper_lengths must be a scalar or have shape \(10,\)"),
-        (lambda a: a.__setitem__(4, [["a"]] * 10), r"lower_lengths must be an array of real numbers"),
-        (lambda a: a.__setitem__(0, np.full((10, 3), "1")), r"roots must be an array of real numbers"),
-        (lambda a: a.__setitem__(1, np.ones((10, 3)) * 1j), r"targets must be an array of real numbers"),
-    ],
-)
-def test_bad_arguments(change, message):
-    arrays = _rows()
-    change(arrays)
-    with pytest.raises(ValueError, match=message):
-        solve_two_bone_ik_batch(*arrays)
-
-
-@pytest.mark.parametrize("tolerance", [-1e-9, math.nan, math.inf, "1e-9", None])
-def test_bad_tolerance(tolerance):
-    with pytest.raises(ValueError, match="tolerance"):
-        solve_two_bone_ik_batch(*_rows(), tolerance=tolerance)
-
-
-def test_a_chain_beyond_the_float_range_names_its_row():
-    roots = np.array([[0.0, 0, 0], [1.7e308, 0, 0]])
-    targets = np.array([[1.0, 0, 0], [1.7e308, 1.5e308, 0]])
-    poles = np.array([[0.0, 1, 0], [1.79e308, 0.75e308, 0]])
-    with pytest.raises(ValueError, match=r"row 1|\[1\]"):
-        solve_two_bone_ik_batch(roots, targets, poles, [1.0, 1e308], [1.0, 1e308])

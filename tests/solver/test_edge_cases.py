@@ -146,7 +146,7 @@ BAD_INPUTS = [
     ("upper-nan", ((0, 0, 0), (1, 0, 0), (0, 1, 0), nan, 1), 1e-9, "upper_length"),
     ("lower-inf", ((0, 0, 0), (1, 0, 0), (0, 1, 0), 1, inf), 1e-9, "lower_length"),
     ("lower-negative-tiny", ((0, 0, 0), (1, 0, 0), (0, 1, 0), 1, -1e-300), 1e-9, "lower_length"),
-    ("both-zero", ((0, 0, 0), (1, 0, 0), (0, 1, 0), 0, 0), 1e-9, "both 0"),
+    ("both-zero", ((0, 0, 0), (1, 0, 0), (0, 1, 0), 0, 0), 1e-9, "upper_length \\+ lower_length"),
     ("tolerance-negative", ((0, 0, 0), (1, 0, 0), (0, 1, 0), 1, 1), -1e-9, "tolerance"),
     ("tolerance-nan", ((0, 0, 0), (1, 0, 0), (0, 1, 0), 1, 1), nan, "tolerance"),
     ("tolerance-inf", ((0, 0, 0), (1, 0, 0), (0, 1, 0), 1, 1), inf, "tolerance"),
@@ -165,15 +165,9 @@ BAD_INPUTS = [
 
 @pytest.mark.parametrize("case_id, arguments, tolerance, name", BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
 def test_bad_input_raises_value_error_naming_the_argument(case_id, arguments, tolerance, name):
-    """SPEC D4: ValueError naming the argument, for every kind of bad input."""
+    """Contract D4: ValueError naming the argument, for every kind of bad input."""
     with pytest.raises(ValueError, match=name):
         solve_two_bone_ik(*arguments, tolerance=tolerance)
-
-
-def test_a_chain_beyond_the_float_range_raises():
-    """The only other ValueError: a solved joint that cannot be represented (near 1e308)."""
-    with pytest.raises(ValueError, match="float range"):
-        solve_two_bone_ik((1.7e308, 0, 0), (1.7e308, 1.5e308, 0), (1.79e308, 0.75e308, 0), 1e308, 1e308)
 
 
 class _Vector:
