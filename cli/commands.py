@@ -21,7 +21,10 @@ import bpy
 from ..driver.bake import FRAME_MAX, FRAME_MIN, BakeError, bake, check_bake
 
 COMMAND = "two_bone_ik"
-COLUMNS = ("armature", "chain", "frame", "enabled", "reachable", "too_close", "shortfall", "status")
+COLUMNS = (
+    "armature", "chain", "frame", "enabled", "state",
+    "reachable", "too_close", "shortfall", "shortfall_cause", "status",
+)  # fmt: skip
 
 
 class CommandError(Exception):
@@ -245,9 +248,11 @@ def report_rows(context, frames, selected) -> list[dict]:
                             "chain": name,
                             "frame": number,
                             "enabled": solved,
+                            "state": chain.state if solved else None,
                             "reachable": chain.reachable if solved else None,
                             "too_close": chain.too_close if solved else None,
                             "shortfall": round(chain.shortfall, 6) if solved else None,
+                            "shortfall_cause": chain.shortfall_cause if solved else None,
                             "status": chain.status if solved else "Disabled",
                         }
                     )

@@ -16,7 +16,8 @@ from mathutils import Euler, Matrix, Quaternion
 
 from . import compat, evaluate, mechanism, visual
 from .chains import chain_bone_slots, find_chain
-from .evaluate import ChainError, solved
+from .evaluate import ChainError
+from .status import applied
 
 # Blender's frame range (MINAFRAME..MAXFRAME, -1048574..1048574): ``Scene.frame_set`` clamps to it,
 # so a frame outside would be keyed with the pose of the nearest end.
@@ -325,8 +326,8 @@ class BakeJob:
                 chain = find_chain(obj, chain_name)
                 if chain is None:
                     raise BakeError(f"The chain '{chain_name}' is gone")
-                if not solved(chain.status):
-                    raise BakeError(f"Chain '{chain_name}' does not solve at frame {frame}: {chain.status}")
+                if not applied(chain.state):
+                    raise BakeError(f"Chain '{chain_name}' is not applied at frame {frame}: {chain.status}")
             depsgraph = context.evaluated_depsgraph_get()
             for chain_name in self.chain_names:
                 for name, basis in visual.result_bases(obj, find_chain(obj, chain_name), depsgraph):

@@ -22,7 +22,7 @@ from ..solver import solve_two_bone_ik_batch
 from . import mechanism, pose, pose_batch
 from .bones import ChainError, chain_bones, end_bone
 from .moved import disabled
-from .status import NO_POLE, POLE_NEAR, POLE_NEAR_LINE, POLE_ON_LINE, SOLVER_TOLERANCE, set_outputs
+from .status import CLEAN, NO_POLE, POLE_NEAR, POLE_NEAR_LINE, POLE_ON_LINE, SOLVER_TOLERANCE, set_outputs
 
 # Fewer chains than this in a whole plan: the exact path is faster than numpy's fixed costs.
 MIN_CHAINS = 48
@@ -151,16 +151,19 @@ def _row_major(flat: list[np.ndarray]) -> np.ndarray:
     return np.swapaxes(np.concatenate(flat).reshape(-1, 4, 4), 1, 2).astype(np.float64)
 
 
-def _point(source, bone_name: str, depsgraph, in_layer: bool):
-    """World position of a target or pole (object origin, or bone head of an armature), or None
-    when its bone is missing or it is disabled in the viewport (``in_layer``: see Step.in_layer)."""
+def _point(source, bone_name: str, head_tail: float, depsgraph, in_layer: bool):
+    """World position of a target or pole (object origin, or the point of an armature's bone that
+    ``head_tail`` picks), or None when its bone is missing or it is disabled in the viewport
+    (``in_layer``: see Step.in_layer)."""
     if in_layer and disabled(source, depsgraph):
         return None  # the per-chain path says so
     evaluated = source.evaluated_get(depsgraph)
     if not bone_name:
         return evaluated.matrix_world.translation
     pose_bone = evaluated.pose.bones.get(bone_name) if evaluated.pose is not None else None
-    return None if pose_bone is None else evaluated.matrix_world @ pose_bone.head
+    return (
+        None if pose_bone is None else evaluated.matrix_world @ pose_bone.head.lerp(pose_bone.tail, head_tail)
+    )
 
 
 def _default_bone(bone) -> bool:
@@ -199,6 +202,7 @@ class _Rows:
         ] = []  # parent (into posed), upper, lower, mechanism x2
         self.points: list[tuple] = []  # target and pole, world space (the target twice without a pole)
         self.has_pole: list[bool] = []
+        self.settings: list[tuple[float, float]] = []  # twist, softness
 
 
 def _gather(groups, depsgraph, fallback: list) -> _Rows:
@@ -241,11 +245,13 @@ def _gather(groups, depsgraph, fallback: list) -> _Rows:
                 continue
             target_bone = chain.target_bone if target_source.type == "ARMATURE" else ""
             in_layer = entry.step.in_layer
-            target = _point(target_source, target_bone, depsgraph, "target" in in_layer)
+            target = _point(
+                target_source, target_bone, chain.target_head_tail, depsgraph, "target" in in_layer
+            )
             pole = target
             if pole_source is not None:
                 pole_bone = chain.pole_bone if pole_source.type == "ARMATURE" else ""
-                pole = _point(pole_source, pole_bone, depsgraph, "pole" in in_layer)
+                pole = _point(pole_source, pole_bone, chain.pole_head_tail, depsgraph, "pole" in in_layer)
             if target is None or pole is None:
                 fallback.append(entry.step)
                 continue
@@ -268,6 +274,7 @@ def _gather(groups, depsgraph, fallback: list) -> _Rows:
             )
             rows.points.append((*target, *pole))
             rows.has_pole.append(pole_source is not None)
+            rows.settings.append((chain.twist, chain.softness))
     return rows
 
 
@@ -326,6 +333,7 @@ def evaluate(batch: Batch, depsgraph) -> list:
     )
     length = shape.upper_length + shape.lower_length
     target, has_pole, root = points[:, :3], np.array(rows.has_pole), shape.head
+    twist, softness = np.array(rows.settings, dtype=np.float64).reshape(-1, 2).T
     pole_hint = np.where(has_pole[:, None], points[:, 3:], root + shape.pole_side * length[:, None])
     # The batched formulas hold for unit FK scale under a uniformly scaled parent (pose_batch.py).
     gram = np.swapaxes(parent[:, :3, :3], 1, 2) @ parent[:, :3, :3]
@@ -349,13 +357,21 @@ def evaluate(batch: Batch, depsgraph) -> list:
             return fallback
         shape = pose_batch.ChainShapes(*(field[keep] for field in shape))
         target, has_pole, pole_hint, length = target[keep], has_pole[keep], pole_hint[keep], length[keep]
+        twist, softness = twist[keep], softness[keep]
         root, lower_offset, bones = shape.head, lower_offset[keep], bones[keep]
         upper_basis, lower_basis = upper_basis[keep], lower_basis[keep]
         rows.chains = [rows.chains[i] for i in keep]
     result = solve_two_bone_ik_batch(
-        root, target, pole_hint, shape.upper_length, shape.lower_length, tolerance=SOLVER_TOLERANCE
+        root,
+        target,
+        pole_hint,
+        shape.upper_length,
+        shape.lower_length,
+        tolerance=SOLVER_TOLERANCE,
+        twist=twist,
+        softness=softness,
     )
-    normal, found = pose_batch.solved_normals(root, result.joints, result.ends, pole_hint)
+    normal, found = pose_batch.solved_normals(root, result.joints, result.ends, pole_hint, twist)
     normal = np.where(found[:, None], normal, shape.normal)
     rotations = pose_batch.solve_rotations(shape, lower_offset, result.joints, result.ends, normal)
     warning = _pole_warnings(root, target, pole_hint, length)
@@ -363,7 +379,7 @@ def evaluate(batch: Batch, depsgraph) -> list:
     reach = target - root
     too_close = ~result.reachable & (np.sqrt(np.einsum("ij,ij->i", reach, reach)) < fold)
     status_codes = np.where(has_pole, np.where(found, warning, 1), 3)
-    statuses = ("", POLE_ON_LINE, POLE_NEAR, NO_POLE)
+    statuses = (CLEAN, POLE_ON_LINE, POLE_NEAR, NO_POLE)
     changed: dict[int, tuple[Group, list]] = {}
     for side, (quaternion, basis) in enumerate(((rotations[0], upper_basis), (rotations[1], lower_basis))):
         current = bases[bones[:, 3 + side]]

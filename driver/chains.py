@@ -13,14 +13,8 @@ from mathutils import Matrix, Vector
 from . import evaluate, mechanism, pose
 from .bones import unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
-from .evaluate import (  # noqa: F401  (WAITS and solved are re-exported for ui/ and driver/snap.py)
-    OFF_TARGET_PREFIXES,
-    WAITS,
-    ChainError,
-    chain_bones,
-    end_bone,
-    solved,
-)
+from .evaluate import ChainError, chain_bones, end_bone
+from .status import applied, solved  # noqa: F401  (re-exported for ui/ and driver/snap.py)
 
 # How far the pole empty sits from the joint, as a share of the chain's length.
 POLE_DISTANCE = 0.5

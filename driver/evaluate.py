@@ -16,17 +16,17 @@ from ..solver import solve_two_bone_ik
 from . import batch, dependency, mechanism, pose, scope
 from .bones import ChainError, chain_bones, end_bone
 from .moved import Moved, disabled
-from .status import (  # noqa: F401  (the statuses are re-exported for chains.py and the UI)
+from .status import (
+    CLEAN,
     NO_POLE,
-    OFF_TARGET_PREFIXES,
     POLE_NEAR,
     POLE_NEAR_LINE,
     POLE_ON_LINE,
     SHEAR_TOLERANCE,
     SHEARED,
     SOLVER_TOLERANCE,
-    WAITS,
-    WARNING_PREFIXES,
+    Status,
+    error,
     set_outputs,
     solved,
 )
@@ -34,7 +34,8 @@ from .status import (  # noqa: F401  (the statuses are re-exported for chains.py
 
 def source_matrix(obj, chain, depsgraph, which: str, check_cycle: bool = False) -> Matrix | None:
     """World matrix of the chain's ``which`` ("target" or "pole"): the object's, or its bone's
-    (head) when the object is an armature with a bone named; None when unset.
+    moved to the point Head/Tail picks when the object is an armature with a bone named; None
+    when unset.
 
     Raises ChainError for a missing bone, and with ``check_cycle`` for a source that moves with the
     chain's own bones (a cycle).
@@ -63,7 +64,9 @@ def _source(moved: Moved, obj, chain, which: str, in_layer: bool = False) -> Mat
     bone_matrix = moved.bone_matrix(source, bone_name) if source.pose is not None else None
     if bone_matrix is None:
         raise ChainError(f"{which.capitalize()} bone '{bone_name}' not found in '{source.name}'")
-    return moved.world(source) @ bone_matrix
+    # As a pose bone's tail: its matrix (scale included) times (0, length, 0).
+    along = getattr(chain, f"{which}_head_tail") * source.data.bones[bone_name].length
+    return moved.world(source) @ bone_matrix @ Matrix.Translation((0.0, along, 0.0))
 
 
 def evaluate_chain(obj, chain, depsgraph, moved: Moved | None = None, step=None, solves=None) -> None:
@@ -81,16 +84,21 @@ def evaluate_chain(obj, chain, depsgraph, moved: Moved | None = None, step=None,
             for which in ("target", "pole"):
                 source_matrix(obj, chain, depsgraph, which, check_cycle=True)
         status, reachable, too_close = _solve_and_write(obj, chain, moved or Moved(depsgraph), step, solves)
-    except ChainError as error:
-        status, reachable, too_close = str(error), False, False
-    if step is not None and step.waits_on and solved(status):
+    except ChainError as problem:
+        status, reachable, too_close = error(str(problem)), False, False
+    if step is not None and step.waits_on and solved(status.state):
         names = ", ".join(f"'{name}'" for name in step.waits_on)
-        status = f"{WAITS} chain {names}: a constraint or driver between them makes it one update late"
+        status = Status(
+            "WAITING", f"Waits on chain {names}: a constraint or driver between them makes it one update late"
+        )
         reachable = False
     late = [name for key, name in step.follows if key in moved.inexact] if step is not None and moved else []
-    if late and solved(status):
+    if late and solved(status.state):
         names = ", ".join(f"'{name}'" for name in late)
-        status = f"{WAITS} chain {names}: its influence blend under uneven scale makes this one update late"
+        status = Status(
+            "WAITING",
+            f"Waits on chain {names}: its influence blend under uneven scale makes this one update late",
+        )
         reachable = False
     set_outputs(chain, status, reachable, too_close)
 
@@ -100,7 +108,7 @@ def _finite(*vectors) -> bool:
     return math.isfinite(sum(sum(vector) for vector in vectors))
 
 
-def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tuple[str, bool, bool]:
+def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tuple[Status, bool, bool]:
     """Solve one chain and write its pose into its mechanism bones; returns (status, reachable,
     too_close). Raises ChainError. ``step``: its dependency.Step or None; when the step feeds other
     chains, the chain bones' new poses go into ``moved``. ``solves``: the plan's memory of each
@@ -145,13 +153,15 @@ def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tup
         upper_eval.matrix_basis.copy(),
         lower_eval.matrix_basis.copy(),
         *(_flags(bone) for bone in (upper_bone, lower_bone)),
+        chain.twist,
+        chain.softness,
     )
     key = (obj.session_uid, upper_bone.name)
     last = solves.get(key) if solves is not None else None
     if last is not None and last[0] == inputs:
         solve = last[1]  # nothing it reads changed since the last update: the same solve
     else:
-        solve = _solve(upper_bone, lower_bone, *inputs[:5])
+        solve = _solve(upper_bone, lower_bone, *inputs[:5], *inputs[-2:])
         if solves is not None:
             solves[key] = (inputs, solve)
     solved_upper, solved_lower, status, solver_reachable, too_close, length = solve
@@ -168,7 +178,9 @@ def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tup
         miss = (world @ lower_eval.tail - target_matrix.translation).length
         if miss > 10 * SOLVER_TOLERANCE * length * max(abs(v) for v in world.to_scale()):
             reachable = False
-            status = f"Constraints on '{constrained}' move the chain: its end misses the target"
+            status = Status(
+                "OFF_TARGET", f"Constraints on '{constrained}' move the chain: its end misses the target"
+            )
     return status, reachable, too_close
 
 
@@ -177,16 +189,19 @@ def _flags(bone) -> tuple:
     return bone.use_inherit_rotation, bone.inherit_scale, bone.use_local_location
 
 
-def _solve(upper_bone, lower_bone, target_point, pole_point, parent_matrix, fk_upper, fk_lower):
-    """The chain's solve from its inputs (armature space): (upper basis, lower basis, status,
-    reachable, too close, chain length) for the mechanism bones. Raises ChainError."""
+def _solve(
+    upper_bone, lower_bone, target_point, pole_point, parent_matrix, fk_upper, fk_lower, twist, softness
+):
+    """The chain's solve from its inputs (armature space; twist in radians, softness 0 to 1):
+    (upper basis, lower basis, Status, reachable, too close, chain length) for the mechanism
+    bones. Raises ChainError."""
     shape = pose.chain_shape(upper_bone, lower_bone, parent_matrix, fk_upper, fk_lower)
     length = shape.upper_length + shape.lower_length
     if not length > 0.0:
         raise ChainError("The chain's pose scale leaves it no length")
     root = shape.head
 
-    status = ""
+    status = CLEAN
     if pole_point is not None:
         pole_hint = pole_point
     else:
@@ -196,7 +211,14 @@ def _solve(upper_bone, lower_bone, target_point, pole_point, parent_matrix, fk_u
         raise ChainError("Target, pole or bones are at a non-finite position: keeping the last pose")
 
     result = solve_two_bone_ik(
-        root, target_point, pole_hint, shape.upper_length, shape.lower_length, tolerance=SOLVER_TOLERANCE
+        root,
+        target_point,
+        pole_hint,
+        shape.upper_length,
+        shape.lower_length,
+        tolerance=SOLVER_TOLERANCE,
+        twist=twist,
+        softness=softness,
     )
     joint, end_point = Vector(result.joint), Vector(result.end)
     # Offsets from the root taken in float64 before mathutils rounds them to float32: far from the
@@ -205,11 +227,11 @@ def _solve(upper_bone, lower_bone, target_point, pole_point, parent_matrix, fk_u
     offsets = [
         Vector([a - b for a, b in zip(point, root, strict=True)]) for point in (result.joint, result.end)
     ]
-    normal = pose.solved_normal(Vector(), offsets[0], offsets[1], pole_hint - root)
+    normal = pose.solved_normal(Vector(), offsets[0], offsets[1], pole_hint - root, twist)
     if normal is None:
         normal = shape.normal  # straight chain, pole on the line: keep the unposed roll
-        status = status or POLE_ON_LINE
-    elif not status:
+        status = NO_POLE if status == NO_POLE else POLE_ON_LINE
+    elif status == CLEAN:
         status = _pole_warning(root, target_point, pole_hint, length)
 
     solved_upper, solved_lower = pose.solve_bases(
@@ -223,7 +245,7 @@ def _solve(upper_bone, lower_bone, target_point, pole_point, parent_matrix, fk_u
     upper_pose = pose.to_pose(upper_bone, solved_upper, parent_matrix)
     tail = pose.to_pose(lower_bone, solved_lower, upper_pose) @ Vector((0.0, lower_bone.length, 0.0))
     if (tail - end_point).length > SHEAR_TOLERANCE * length:
-        status, reachable = f"{SHEARED} the chain: its end misses the solve", False
+        status, reachable = SHEARED, False
     return solved_upper, solved_lower, status, reachable, too_close, length
 
 
@@ -248,17 +270,17 @@ def _new_poses(upper_eval, lower_eval, world, parent_matrix, solved_upper, solve
     return poses, exact
 
 
-def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float) -> str:
+def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float) -> Status:
     """POLE_ON_LINE when the solver fell back to its axis (contract D2's test), POLE_NEAR when the pole
-    is within POLE_NEAR_LINE x length of the root-target line, else ''."""
+    is within POLE_NEAR_LINE x length of the root-target line, else CLEAN."""
     forward = target - root
     if forward.length <= SOLVER_TOLERANCE * length:
-        return ""  # target at the root: the fold direction comes from the pole alone
+        return CLEAN  # target at the root: the fold direction comes from the pole alone
     offset = pole_hint - root
     distance = offset.cross(forward).length / forward.length
     if distance <= SOLVER_TOLERANCE * max(offset.length, length):
         return POLE_ON_LINE
-    return POLE_NEAR if distance < POLE_NEAR_LINE * length else ""
+    return POLE_NEAR if distance < POLE_NEAR_LINE * length else CLEAN
 
 
 def _constrained_bone(*pose_bones) -> str:
@@ -297,8 +319,8 @@ def evaluate_plan(plan, depsgraph) -> None:
     if plan.batch is not None:
         try:
             fallback = batch.evaluate(plan.batch, depsgraph)
-        except Exception as error:  # the exact path below solves them all, and says what failed
-            print(f"Two-Bone IK: batched solve failed, solving chain by chain: {error!r}")
+        except Exception as problem:  # the exact path below solves them all, and says what failed
+            print(f"Two-Bone IK: batched solve failed, solving chain by chain: {problem!r}")
             fallback = [entry.step for group in plan.batch.groups for entry in group.entries]
     for step in [*fallback, *plan.steps]:
         obj = step.obj
@@ -308,13 +330,13 @@ def evaluate_plan(plan, depsgraph) -> None:
         try:
             if step.blocked:
                 chain_bones(obj, chain)  # a bone renamed since the plan: say that first
-                set_outputs(chain, step.blocked, False)
+                set_outputs(chain, error(step.blocked), False)
             else:
                 evaluate_chain(obj, chain, depsgraph, moved, step, plan.solves)
-        except ChainError as error:
-            set_outputs(chain, str(error), False)
-        except Exception as error:  # a handler must never raise
+        except ChainError as problem:
+            set_outputs(chain, error(str(problem)), False)
+        except Exception as problem:  # a handler must never raise
             try:
-                chain.status = f"Internal error: {error}"
+                set_outputs(chain, error(f"Internal error: {problem}"), False)
             except Exception:
                 pass

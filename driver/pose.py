@@ -71,11 +71,13 @@ def aim(rest_direction: Vector, rest_normal: Vector, direction: Vector, normal: 
     return _frame(direction, normal) @ _frame(rest_direction, rest_normal).transposed()
 
 
-def solved_normal(root: Vector, joint: Vector, end: Vector, pole_hint: Vector) -> Vector | None:
+def solved_normal(
+    root: Vector, joint: Vector, end: Vector, pole_hint: Vector, twist: float = 0.0
+) -> Vector | None:
     """Unit bend-plane normal of a solved chain, oriented like the rest normal (n = pole side x forward).
 
-    For a straight solve the joint is on the line, so the pole hint gives the plane. None when
-    neither defines one.
+    For a straight solve the joint is on the line, so the pole hint, turned by the chain's twist
+    (radians, about root -> end: contract D9), gives the plane. None when neither defines one.
     """
     upper = joint - root
     lower = end - joint
@@ -91,6 +93,8 @@ def solved_normal(root: Vector, joint: Vector, end: Vector, pole_hint: Vector) -
         side = upper
     else:
         side = pole_hint - root
+        if twist:
+            side = Quaternion(forward.normalized(), twist) @ side
     normal = side.cross(forward)
     scale = side.length * forward.length
     if scale > 0.0 and normal.length > PARALLEL * scale:

@@ -92,8 +92,9 @@ def chain_shapes(parent, upper_offset, lower_offset, upper_location, lower_locat
     )
 
 
-def solved_normals(root, joint, end, pole_hint) -> tuple[np.ndarray, np.ndarray]:
-    """(normals, found) as pose.solved_normal; rows where it gives None have found False."""
+def solved_normals(root, joint, end, pole_hint, twist) -> tuple[np.ndarray, np.ndarray]:
+    """(normals, found) as pose.solved_normal (``twist``: (N,) radians); rows where it gives None
+    have found False."""
     upper, lower = joint - root, end - joint
     upper_length, lower_length = _norms(upper), _norms(lower)
     scale = upper_length * lower_length
@@ -103,6 +104,13 @@ def solved_normals(root, joint, end, pole_hint) -> tuple[np.ndarray, np.ndarray]
     folded = _norms(forward) <= PARALLEL * (upper_length + lower_length)
     forward = np.where(folded[:, None], np.array([1.0, 0.0, 0.0]), forward)
     side = np.where(folded[:, None], upper, pole_hint - root)
+    turned = (twist != 0.0) & ~folded
+    if turned.any():  # the pole side turned about forward (Rodrigues), as pose.solved_normal
+        axis, vector, angle = _unit(forward[turned]), side[turned], twist[turned][:, None]
+        along = np.einsum("ij,ij->i", axis, vector)[:, None] * axis
+        side[turned] = (
+            vector * np.cos(angle) + np.cross(axis, vector) * np.sin(angle) + along * (1.0 - np.cos(angle))
+        )
     side_normal = np.cross(side, forward)
     side_scale = _norms(side) * _norms(forward)
     sided = (side_scale > 0.0) & (_norms(side_normal) > PARALLEL * side_scale)

@@ -18,6 +18,7 @@ from bpy.props import (
 from . import mechanism, readout, scope
 from .bones import unique_name
 from .compat import register_classes_factory
+from .status import STATES
 
 # Chains must survive library overrides of the rig (the collection accepts inserted items).
 OVERRIDABLE: set[Literal["LIBRARY_OVERRIDABLE"]] = {"LIBRARY_OVERRIDABLE"}
@@ -85,8 +86,18 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     )
     target_bone: StringProperty(
         name="Target Bone",
-        description="When the target is an armature: the bone whose head the end reaches for",
+        description="When the target is an armature: the bone the end reaches for (at Head/Tail)",
         update=_sync,
+        override=OVERRIDABLE,
+    )
+    target_head_tail: FloatProperty(
+        name="Head/Tail",
+        description="Point of the target bone the end reaches for: 0 its head, 1 its tail "
+        "(as Blender's constraints' Head/Tail)",
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+        update=_resolve,
         override=OVERRIDABLE,
     )
     pole: PointerProperty(
@@ -99,8 +110,35 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     )
     pole_bone: StringProperty(
         name="Pole Bone",
-        description="When the pole is an armature: the bone whose head the joint bends toward",
+        description="When the pole is an armature: the bone the joint bends toward (at Head/Tail)",
         update=_replan,
+        override=OVERRIDABLE,
+    )
+    pole_head_tail: FloatProperty(
+        name="Head/Tail",
+        description="Point of the pole bone the joint bends toward: 0 its head, 1 its tail",
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+        update=_resolve,
+        override=OVERRIDABLE,
+    )
+    twist: FloatProperty(
+        name="Twist",
+        description="Turns the bend plane about the root-target axis from where the pole puts it "
+        "(positive: right-handed about root to target), e.g. to splay a knee",
+        subtype="ANGLE",
+        update=_resolve,
+        override=OVERRIDABLE,
+    )
+    softness: FloatProperty(
+        name="Softness",
+        description="Eases the last part of the reach (this share of the chain's length) toward full "
+        "extension, so the joint does not pop straight; the end may stop short of the target",
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+        update=_resolve,
         override=OVERRIDABLE,
     )
     end_rotation: EnumProperty(
@@ -134,6 +172,15 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     # Outputs of the last solve, read-only. Joint, end and shortfall are read live from the pose
     # (no write per update, and constraints after the chain are included); the rest is written.
     # The solved pose itself lives in the chain's mechanism (mechanism.py), never in the channels.
+    state_code: IntProperty(
+        name="State Code", description="Written by the driver: see State", options={"HIDDEN"}
+    )
+    state: EnumProperty(
+        name="State",
+        description="What the last solve came to (read-only); Status says it in words",
+        items=STATES,
+        get=lambda chain: chain.state_code,
+    )
     reachable: BoolProperty(name="Reachable", description="The target was within the chain's reach")
     too_close: BoolProperty(
         name="Too Close",
@@ -141,10 +188,17 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     )
     shortfall: FloatProperty(
         name="Shortfall",
-        description="World-space distance from the chain's end to the target (0 when reachable)",
+        description="World-space distance from the chain's evaluated end to the target, whatever the "
+        "cause (Shortfall Cause says which)",
         subtype="DISTANCE",
         unit="LENGTH",
         get=lambda chain: readout.shortfall(chain),
+    )
+    shortfall_cause: EnumProperty(
+        name="Shortfall Cause",
+        description="What keeps the end off the target (read-only)",
+        items=readout.CAUSES,
+        get=lambda chain: readout.shortfall_cause(chain),
     )
     joint: FloatVectorProperty(
         name="Joint",

@@ -8,7 +8,7 @@ import math
 from mathutils import Matrix
 
 from . import evaluate, pose, visual
-from .chains import current_pole_side, fk_bases, pole_point, pose_matrices, solved
+from .chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
 from .evaluate import ChainError, chain_bones, evaluate_chain
 
 
@@ -81,12 +81,14 @@ PINNED = 1e-6
 JACOBIAN_STEP = 1e-2  # metres
 
 
-def _evaluated(context, source, control) -> Matrix:
-    """World matrix Blender gives the control now: parents and constraints included."""
+def _evaluated(context, source, control, head_tail: float) -> Matrix:
+    """World matrix Blender gives the control now, parents and constraints included; a bone's
+    moved along it to the point ``head_tail`` picks (0 head, 1 tail), the point the chain reads."""
     evaluated = source.evaluated_get(context.evaluated_depsgraph_get())
     if control is source:
         return evaluated.matrix_world.copy()
-    return evaluated.matrix_world @ evaluated.pose.bones[control.name].matrix
+    along = Matrix.Translation((0.0, head_tail * control.bone.length, 0.0))
+    return evaluated.matrix_world @ evaluated.pose.bones[control.name].matrix @ along
 
 
 def _channels_world(source, control, basis: Matrix) -> Matrix:
@@ -165,11 +167,12 @@ class _Control:
     def __init__(self, context, chain, which: str) -> None:
         self.context, self.which = context, which
         self.source, self.control = getattr(chain, which), controlled(chain, which)
+        self.head_tail = getattr(chain, f"{which}_head_tail")
         self.saved = _channels(self.control)
         self.before = self.control.matrix_basis.copy()
 
     def evaluated(self) -> Matrix:
-        return _evaluated(self.context, self.source, self.control)
+        return _evaluated(self.context, self.source, self.control, self.head_tail)
 
     def own(self) -> Matrix:
         return _channels_world(self.source, self.control, self.control.matrix_basis)
@@ -207,7 +210,8 @@ class _Control:
 
 
 def _place(context, chain, which: str, point, rotation: Matrix | None = None) -> None:
-    """Put the chain's target or pole (object origin, or bone head) where Blender evaluates it at
+    """Put the chain's target or pole (object origin, or its bone's Head/Tail point) where Blender
+    evaluates it at
     world ``point``, turned to the world 3x3 ``rotation`` when given (else only its position
     changes: its rotation, scale and any shear from its parents stay).
 
@@ -318,7 +322,7 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     evaluate_chain(obj, chain, context.evaluated_depsgraph_get())
     context.view_layer.update()  # the mechanism bones' new pose reaches the evaluated armature
     depsgraph = context.evaluated_depsgraph_get()
-    if not solved(chain.status):
+    if not applied(chain.state):
         raise ChainError(chain.status)
     for name, basis in visual.result_bases(obj, chain, depsgraph, influence=1.0):
         set_basis(obj.pose.bones[name], basis)

@@ -1,41 +1,78 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What a chain's status says, and writing a chain's outputs (status, reachable, too close).
+"""A chain's state (data: what the driver, panel, overlay and command line branch on) and the
+sentence the user reads with it, and writing a chain's outputs.
 
-Shared by the exact per-chain path (evaluate.py) and the batched one (batch.py).
+Shared by the exact per-chain path (evaluate.py) and the batched one (batch.py). No code tests a
+status sentence: rewording or translating one changes no behaviour.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 # Blender stores bones and matrices in float32 (contract D2).
 SOLVER_TOLERANCE = 1e-6
 # A pole closer to the root-target line than this share of the chain's length makes the bend
 # plane unstable (a small move swings the knee): the chain says so, though it still solves.
 POLE_NEAR_LINE = 1e-3
-
-# Statuses of chains that still solved; any other status means the chain did not solve.
-NO_POLE = "No pole: the joint bends as in the rest pose"
-POLE_ON_LINE = "Pole is on the root-target line: the bend uses the fallback axis"
-POLE_NEAR = "Pole is nearly on the root-target line: the bend is unstable"
-WAITS = "Waits on"
-SHEARED = "Uneven pose scale shears"
 # An end further than this share of the chain's length from the solve is a miss: float32 noise
 # reaches 2e-5 on a folded chain a few metres from the origin; shears from uneven scale are cm.
 SHEAR_TOLERANCE = 1e-4
-WARNING_PREFIXES = ("No pole", "Pole is on", "Pole is nearly", "Constraints on", WAITS, SHEARED)
-# Statuses of chains that solved but whose end misses the target: the panel shows the miss.
-OFF_TARGET_PREFIXES = ("Constraints on", SHEARED)
+
+# chain.state items (identifier, name, description). Every state but ERROR means the chain solved
+# and its pose was written.
+STATES = (
+    ("OK", "Solved", "The chain solved cleanly"),
+    ("NOTE", "Solved, with a note", "The chain solved; the status says something worth knowing"),
+    ("WARNING", "Solved, with a warning", "The chain solved, but its bend is unstable or a fallback"),
+    ("OFF_TARGET", "Off target", "The chain solved, but something after it moves its end off the solve"),
+    ("WAITING", "One update late", "The chain reads another chain's pose one update late"),
+    ("REST", "Rest Position", "The armature shows its Rest Position: the chain is not applied"),
+    ("ERROR", "Not solved", "The chain did not solve: its pose was left alone"),
+)
+STATE_CODES = {identifier: code for code, (identifier, _, _) in enumerate(STATES)}
 
 
-def solved(status: str) -> bool:
-    """Whether a chain with this ``status`` solved: no status, or only a warning."""
-    return not status or status.startswith(WARNING_PREFIXES)
+class Status(NamedTuple):
+    """What a solve says: ``state`` (an identifier of STATES) and the sentence for the user."""
+
+    state: str
+    text: str = ""
 
 
-def set_outputs(chain, status: str, reachable: bool, too_close: bool = False) -> None:
-    # Write only what changed: every write tags the armature for another evaluation.
+CLEAN = Status("OK")
+NO_POLE = Status("NOTE", "No pole: the joint bends as in the rest pose")
+POLE_ON_LINE = Status("WARNING", "Pole is on the root-target line: the bend uses the fallback axis")
+POLE_NEAR = Status("WARNING", "Pole is nearly on the root-target line: the bend is unstable")
+SHEARED = Status("OFF_TARGET", "Uneven pose scale shears the chain: its end misses the solve")
+REST = "Armature '{}' is in Rest Position: the chain is not applied"
+
+
+def solved(state: str) -> bool:
+    """Whether a chain in ``state`` solved and had its pose written."""
+    return state != "ERROR"
+
+
+def applied(state: str) -> bool:
+    """Whether a chain in ``state`` moves the bones: it solved and the armature is posed."""
+    return state not in ("ERROR", "REST")
+
+
+def error(text: str) -> Status:
+    return Status("ERROR", text)
+
+
+def set_outputs(chain, status: Status, reachable: bool, too_close: bool = False) -> None:
+    """Write the chain's state (``chain.state`` reads it from ``state_code``), status sentence and
+    reach: only what changed, because every write tags the armature for another evaluation."""
+    if solved(status.state) and chain.id_data.data.pose_position == "REST":
+        status = Status("REST", REST.format(chain.id_data.name))
+    code = STATE_CODES[status.state]
+    if chain.state_code != code:
+        chain.state_code = code
     if chain.reachable != reachable:
         chain.reachable = reachable
     if chain.too_close != too_close:
         chain.too_close = too_close
-    if chain.status != status:
-        chain.status = status
+    if chain.status != status.text:
+        chain.status = status.text

@@ -16,7 +16,7 @@ from bpy.props import BoolProperty
 from gpu_extras.batch import batch_for_shader
 from mathutils import Vector
 
-from ..driver.chains import solved, source_matrix
+from ..driver.chains import applied, source_matrix
 from ..driver.compat import WIDE_LINE_SHADER
 
 # Line colours (linear RGBA) and widths in pixels.
@@ -42,9 +42,9 @@ class OverlayLine(NamedTuple):
 def overlay_lines(context) -> list[OverlayLine]:
     """The overlay's segments for every enabled chain of every visible armature (read-only).
 
-    Root to target when the target is reachable; root to where the tip stops, in the warning
-    colour, when it is not. Joint to pole when there is a pole. Chains that did not solve draw
-    nothing.
+    Root to target when the end is on it; root to where the end stops, in the warning colour, when
+    anything keeps it off (the chain's Shortfall Cause). Joint to pole when there is a pole.
+    Chains that are not applied (not solved, Rest Position) draw nothing.
     """
     depsgraph = context.view_layer.depsgraph
     lines = []
@@ -56,11 +56,11 @@ def overlay_lines(context) -> list[OverlayLine]:
             continue
         for chain in obj.two_bone_ik.chains:
             upper = obj_eval.pose.bones.get(chain.upper_bone)
-            if not chain.enabled or chain.target is None or upper is None or not solved(chain.status):
+            if not chain.enabled or chain.target is None or upper is None or not applied(chain.state):
                 continue
             root = obj_eval.matrix_world @ upper.head
             target = source_matrix(obj, chain, depsgraph, "target")
-            if chain.reachable and target is not None:
+            if chain.shortfall_cause == "NONE" and target is not None:
                 lines.append(OverlayLine(root, target.translation.copy(), REACH_COLOR, REACH_WIDTH))
             else:
                 lines.append(OverlayLine(root, Vector(chain.end), OUT_OF_REACH_COLOR, REACH_WIDTH))

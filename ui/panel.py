@@ -54,9 +54,13 @@ def _draw_chain(layout, context, obj, chain) -> None:
         row.operator(f"pose.two_bone_ik_select_{role}", text="", icon="RESTRICT_SELECT_OFF")
         if source.type == "ARMATURE":
             column.prop_search(chain, f"{role}_bone", source.data, "bones")
+            if getattr(chain, f"{role}_bone"):
+                column.prop(chain, f"{role}_head_tail", slider=True)
     column.prop(chain, "end_rotation", expand=True)
     if chain.end_rotation == "TARGET":
         column.prop_search(chain, "end_bone", obj.data, "bones")
+    column.prop(chain, "twist")
+    column.prop(chain, "softness", slider=True)
     column.prop(chain, "influence", slider=True)
 
     state = chain_state(context, chain)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """How a chain's state reads at a glance: an icon and a short text (read-only, no drawing).
 
-The panel and the list draw from these; tests check every state here.
+Branches on data only (``chain.state``, ``chain.shortfall_cause``, ``chain.enabled``); the status
+sentence is shown, never parsed. The panel and the list draw from these; tests check every state.
 """
 
 from __future__ import annotations
@@ -10,13 +11,12 @@ from typing import NamedTuple
 
 import bpy
 
-from ..driver.chains import OFF_TARGET_PREFIXES, WAITS, solved
-
 
 class ChainState(NamedTuple):
     """What a chain's reach indicator shows.
 
-    kind: one of "DISABLED", "FAILED", "REACHABLE", "TOO_FAR", "TOO_CLOSE", "OFF_TARGET", "WAITING".
+    kind: "DISABLED", "FAILED", "REST", "WAITING", or the chain's Shortfall Cause ("NONE" shows as
+    "REACHABLE"; "TOO_FAR", "TOO_CLOSE", "INFLUENCE", "CONSTRAINTS", "SOFTNESS").
     icon: a Blender icon name.
     text: the sentence next to the icon.
     """
@@ -24,6 +24,20 @@ class ChainState(NamedTuple):
     kind: str
     icon: str
     text: str
+
+
+# Shortfall Cause -> (kind, icon, sentence with {} for the distance)
+_CAUSES = {
+    "NONE": ("REACHABLE", "CHECKMARK", "Reachable"),
+    "TOO_FAR": ("TOO_FAR", "CANCEL", "Out of reach by {}"),
+    "TOO_CLOSE": ("TOO_CLOSE", "CANCEL", "Too close by {}"),
+    "INFLUENCE": ("INFLUENCE", "INFO", "Influence keeps the end {} off the target"),
+    "SOFTNESS": ("SOFTNESS", "INFO", "Softness keeps the end {} off the target"),
+    "CONSTRAINTS": ("CONSTRAINTS", "ERROR", "Off target by {}"),
+    "WAITING": ("WAITING", "TIME", "One update late"),
+    "REST": ("REST", "ARMATURE_DATA", "Rest Position"),
+    "NOT_SOLVED": ("FAILED", "ERROR", "Not solved"),
+}
 
 
 def length_text(context, value: float) -> str:
@@ -36,37 +50,24 @@ def length_text(context, value: float) -> str:
 
 
 def chain_state(context, chain) -> ChainState:
-    """The reach indicator of ``chain``.
-
-    Disabled; failed (the driver's status, the pose was left alone); off target (other constraints
-    move the bones, the driver measured the evaluated miss); waiting (another chain moves its
-    inputs through a constraint or driver, so it is one update late); reachable; too close or out
-    of reach, with the distance the tip stops short by.
-    """
+    """The reach indicator of ``chain``: disabled; failed (the status says why, the pose was left
+    alone); Rest Position; one update late; else what keeps the end off the target (nothing,
+    out of reach, too close, influence, softness, other constraints), with the distance."""
     if not chain.enabled:
         return ChainState("DISABLED", "HIDE_ON", "Disabled")
-    if not solved(chain.status):
+    state = chain.state
+    if state == "ERROR":
         return ChainState("FAILED", "ERROR", chain.status)
-    distance = length_text(context, chain.shortfall)
-    if chain.status.startswith(OFF_TARGET_PREFIXES):
-        return ChainState("OFF_TARGET", "ERROR", f"Off target by {distance}")
-    if chain.status.startswith(WAITS):
-        return ChainState("WAITING", "TIME", "One update late")
-    if chain.reachable:
-        return ChainState("REACHABLE", "CHECKMARK", "Reachable")
-    if chain.too_close:
-        return ChainState("TOO_CLOSE", "CANCEL", f"Too close by {distance}")
-    return ChainState("TOO_FAR", "CANCEL", f"Out of reach by {distance}")
+    if state in ("REST", "WAITING"):
+        return ChainState(*_CAUSES[state])
+    kind, icon, text = _CAUSES[chain.shortfall_cause]
+    return ChainState(kind, icon, text.format(length_text(context, chain.shortfall)))
 
 
 def status_line(chain) -> tuple[str, str] | None:
-    """(icon, sentence) for the driver's status under the indicator, or None when nothing applies.
-
-    A warning icon when the pole is (nearly) on the root-target line or other constraints move the
-    bones, an info icon for "No pole". A failure's status is already the indicator's text.
-    """
-    if not chain.enabled or not chain.status or not solved(chain.status):
+    """(icon, sentence) for the driver's status under the indicator, or None when nothing applies:
+    an info icon for a note (no pole) or the Rest Position, a warning icon for the rest. A
+    failure's status is already the indicator's text."""
+    if not chain.enabled or not chain.status or chain.state == "ERROR":
         return None
-    if chain.status.startswith("No pole"):
-        return "INFO", chain.status
-    return "ERROR", chain.status
+    return ("INFO" if chain.state in ("NOTE", "REST") else "ERROR"), chain.status

@@ -170,8 +170,9 @@ def chain_length(obj, upper: str = "thigh", lower: str = "shin") -> float:
     return (bones[lower].head_local - bones[upper].head_local).length + bones[lower].length
 
 
-def expected_world(obj, target_world, pole_world, upper: str = "thigh", lower: str = "shin"):
-    """World (joint, end, reachable) the solver gives for a world target and pole (SPEC D6).
+def expected_world(obj, target_world, pole_world, upper: str = "thigh", lower: str = "shin", **settings):
+    """World (joint, end, reachable) the solver gives for a world target and pole (contract D6);
+    ``settings``: the solver's twist and softness.
 
     The root is the upper bone's rest head: true for a root bone whose location is not posed.
     """
@@ -188,6 +189,7 @@ def expected_world(obj, target_world, pole_world, upper: str = "thigh", lower: s
         (bones[lower].head_local - root).length,
         bones[lower].length,
         tolerance=1e-6,
+        **settings,
     )
     return world @ Vector(result.joint), world @ Vector(result.end), result.reachable
 
@@ -207,12 +209,13 @@ def pose_snapshot(obj, bones=None) -> list[tuple]:
 
 
 def chain_snapshot(obj) -> list[dict]:
-    """Every stored property of every chain of ``obj`` as plain values (compare bit for bit)."""
+    """Every stored property of every chain of ``obj`` as plain values (compare bit for bit); the
+    read-only ones are computed live from the pose, not stored."""
     snapshots = []
     for chain in obj.two_bone_ik.chains:
         values = {}
         for prop in chain.bl_rna.properties:
-            if prop.identifier == "rna_type":
+            if prop.identifier == "rna_type" or prop.is_readonly:
                 continue
             value = getattr(chain, prop.identifier)
             if prop.type == "POINTER":

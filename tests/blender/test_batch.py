@@ -88,7 +88,7 @@ def mechanism_state(obj):
         for name in (chain.upper_bone, chain.lower_bone):
             pose_bone = evaluated.pose.bones[name]
             points += [evaluated.matrix_world @ pose_bone.head, evaluated.matrix_world @ pose_bone.tail]
-        result.append((points, chain.status, chain.reachable, chain.too_close))
+        result.append((points, chain.state, chain.status, chain.reachable, chain.too_close))
     return result
 
 
@@ -140,9 +140,9 @@ def test_batched_chains_match_the_exact_path(scene, seed, scale):
     with driver_handlers_off():
         bpy.context.view_layer.update()
         batched = mechanism_state(obj)
-    statuses = {status for _, status, _, _ in batched}
+    statuses = {status for _, _, status, _, _ in batched}
     assert {"", "No pole: the joint bends as in the rest pose"} <= statuses
-    assert any(reachable for _, _, reachable, _ in batched) and any(too_close for *_, too_close in batched)
+    assert any(reachable for *_, reachable, _ in batched) and any(too_close for *_, too_close in batched)
     assert_same(batched, exact_state(obj))
 
 
@@ -179,6 +179,34 @@ def test_mechanism_bones_in_euler_mode_keep_their_location_when_written_in_bulk(
     driver = package().driver
     depsgraph = bpy.context.evaluated_depsgraph_get()
     assert driver.batch.evaluate(driver.scope.plan(depsgraph).batch, depsgraph) == []
+    with driver_handlers_off():
+        bpy.context.view_layer.update()
+        batched = mechanism_state(obj)
+    assert_same(batched, exact_state(obj))
+
+
+def test_twist_softness_and_bone_targets_batch_like_the_exact_path(scene):
+    """Per-chain twist and softness, and targets and poles that are bones at a Head/Tail point
+    (contract D9, D10): batched, each bone where the exact path puts it."""
+    obj = random_rig(6, (1.0, 2.0, 0.5))
+    controls = make_armature(
+        "Controls",
+        [(f"ctl.{i}", (i * 1.5, -1.0, 0.4), (i * 1.5, -1.3, 0.7), None, False) for i in range(CHAINS)],
+    )
+    rng = random.Random(6)
+    for index, chain in enumerate(obj.two_bone_ik.chains):
+        chain.twist = rng.uniform(-1.5, 1.5) if index % 2 else 0.0
+        chain.softness = rng.uniform(0.05, 0.5) if index % 3 else 0.0
+        if index % 4 == 1:
+            chain.target, chain.target_bone, chain.target_head_tail = controls, f"ctl.{index}", rng.random()
+        if index % 4 == 2:
+            chain.pole, chain.pole_bone, chain.pole_head_tail = controls, f"ctl.{index}", rng.random()
+    bpy.context.view_layer.update()
+    driver = package().driver
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    plan = driver.scope.plan(depsgraph)
+    assert sum(len(group.entries) for group in plan.batch.groups) == CHAINS
+    assert driver.batch.evaluate(plan.batch, depsgraph) == []
     with driver_handlers_off():
         bpy.context.view_layer.update()
         batched = mechanism_state(obj)

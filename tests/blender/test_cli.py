@@ -144,7 +144,10 @@ def test_report_command_csv_and_json(scene, tmp_path):
     result = result_of(process)
     assert (result["csv"], result["json"], result["stdout"], result["bad_range"]) == (0, 0, 0, 1)
     assert result["frame"] == 1
-    assert "armature,chain,frame,enabled,reachable,too_close,shortfall,status" in process.stdout
+    assert (
+        "armature,chain,frame,enabled,state,reachable,too_close,shortfall,shortfall_cause,status"
+        in process.stdout
+    )
     assert "two_bone_ik: error: --end 1 is before --start 5" in process.stderr
 
     with open(csv_path, newline="", encoding="utf-8") as file:

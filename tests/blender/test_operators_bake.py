@@ -108,6 +108,21 @@ def test_bake_plays_the_live_pose_on_every_frame(scene):
     assert_plays_like(obj, live)
 
 
+def test_bake_plays_animated_twist_and_softness(scene):
+    """Keyed twist and softness (and a target sliding out of reach): the baked keys play the live
+    solve of every frame."""
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    key_location(bpy.data.objects["Target"], [(1, (0.5, 0, 0.5)), (12, (3.0, 0.5, 0.2))])
+    for frame, twist, softness in ((1, 0.0, 0.0), (12, 1.2, 0.4)):
+        chain.twist, chain.softness = twist, softness
+        obj.keyframe_insert("two_bone_ik.chains[0].twist", frame=frame)
+        obj.keyframe_insert("two_bone_ik.chains[0].softness", frame=frame)
+    live = live_positions(obj, range(1, 13))
+    assert run_bake(obj, frame_start=1, frame_end=12) == {"FINISHED"}
+    assert_plays_like(obj, live)
+
+
 def test_bake_then_disable_matches_out_of_reach_and_euler(scene):
     """An unreachable stretch and Euler bones bake to the same pose as the live clamp."""
     obj = base_rig("XYZ")
@@ -384,7 +399,7 @@ def test_bake_refuses_a_chain_that_stops_solving_on_a_frame(scene):
     scene.frame_set(1)
     bpy.context.view_layer.update()
     assert all(chain.status == "" for chain in obj.two_bone_ik.chains if chain.enabled)
-    failure = "Chain 'shin.L' does not solve at frame 3: Armature 'Legs' has zero or invalid scale"
+    failure = "Chain 'shin.L' is not applied at frame 3: Armature 'Legs' has zero or invalid scale"
     with pytest.raises(RuntimeError, match=re.escape(failure)):
         run_bake(obj, frame_start=1, frame_end=5, all_chains=True)
     assert bone_rotation_curves(obj) == []
@@ -394,7 +409,7 @@ def test_bake_refuses_a_chain_that_stops_solving_on_a_frame(scene):
     bake = package().driver.bake
     job = bake.BakeJob(bpy.context, obj, ["shin.R"], 1, 5)  # a re-bake of the disabled chain
     assert not job.step(bpy.context) and not job.step(bpy.context)
-    with pytest.raises(bake.BakeError, match=re.escape("Chain 'shin.R' does not solve at frame 3")):
+    with pytest.raises(bake.BakeError, match=re.escape("Chain 'shin.R' is not applied at frame 3")):
         job.step(bpy.context)
     job.cancel(bpy.context)
     assert bone_rotation_curves(obj) == []

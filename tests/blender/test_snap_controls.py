@@ -112,6 +112,27 @@ def test_snap_through_a_control_bones_child_of(scene):
     assert_enabling_moves_nothing(obj, chain)
 
 
+@pytest.mark.parametrize("head_tail", [1.0, 0.4])
+def test_snap_puts_a_bone_targets_head_tail_point_on_the_tip(scene, head_tail):
+    """The target and pole are control bones read at a Head/Tail point: the target bone's point
+    lands on the FK tip (its head does not), and enabling the chain moves nothing."""
+    controls = make_armature(
+        "Controls",
+        [("ctrl", (2, 0, 0), (2, 0.3, 0), None, False), ("knee", (1, 1, 1), (1, 1.5, 1), None, False)],
+    )
+    obj, chain = posed_leg(target=controls, pole=controls)
+    chain.target_bone, chain.target_head_tail = "ctrl", head_tail
+    chain.pole_bone, chain.pole_head_tail = "knee", head_tail
+    bpy.context.view_layer.update()
+    tip = world_tail(obj, "shin")
+    assert run_snap(obj) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    point = world_head(controls, "ctrl").lerp(world_tail(controls, "ctrl"), head_tail)
+    assert_close(point, tip, TOLERANCE)
+    assert (world_head(controls, "ctrl") - tip).length > 0.1
+    assert_enabling_moves_nothing(obj, chain)
+
+
 @pytest.mark.parametrize(
     "kind, reason",
     [

@@ -67,7 +67,7 @@ STATES: dict[str, tuple[dict[str, Any], str | None, str, str, str | None]] = {
     ),
     "no_pole": ({"pole": None}, None, "REACHABLE", "Reachable", "INFO"),
     "disabled": ({}, "disable", "DISABLED", "Disabled", None),
-    "off_target": ({"target": (0.8, 0.4, 0.3)}, "limit_shin", "OFF_TARGET", "Off target by", "ERROR"),
+    "off_target": ({"target": (0.8, 0.4, 0.3)}, "limit_shin", "CONSTRAINTS", "Off target by", "ERROR"),
 }
 
 
@@ -102,7 +102,7 @@ def test_chain_state_reads_at_a_glance(scene, name):
         "TOO_CLOSE": "CANCEL",
         "FAILED": "ERROR",
         "DISABLED": "HIDE_ON",
-        "OFF_TARGET": "ERROR",
+        "CONSTRAINTS": "ERROR",
     }
     assert state.icon == icons[kind]
     line = status.status_line(chain)

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The rigger's settings and the honest readouts: twist, softness, bone targets and poles at a
+Head/Tail point, shortfall and its cause under influence, softness and clamps, Rest Position.
+
+Each setting is checked on the evaluated world-space pose against the solver with the same
+setting (docs/contract.md D9, D10).
+"""
+
+import itertools
+import math
+
+import bpy
+import pytest
+from blender_rig import (
+    add_chain,
+    assert_close,
+    expected_world,
+    make_armature,
+    make_empty,
+    make_leg,
+    package,
+    world_head,
+    world_tail,
+)
+from mathutils import Vector
+
+TOLERANCE = 2e-5
+TARGET, POLE = (0.2, 0.3, 0.3), (0.0, 1.0, 0.5)
+
+
+def leg(target=TARGET, pole=POLE):
+    """The default leg (hip (0,0,1), knee (0,0.05,0.5), ankle at the origin) with a chain; solved."""
+    obj = make_leg()
+    chain = add_chain(obj, make_empty("Target", target), make_empty("Pole", pole) if pole else None)
+    update()
+    return obj, chain
+
+
+def update():
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.update()
+
+
+def bend_axis(obj) -> Vector:
+    """The evaluated shin's X axis in world space (its hinge, which follows the bend plane)."""
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    return (
+        evaluated.matrix_world.to_3x3() @ evaluated.pose.bones["shin"].matrix.to_3x3().col[0]
+    ).normalized()
+
+
+@pytest.mark.parametrize("twist", [0.4, -1.2, math.pi])
+def test_twist_turns_the_knee_about_the_root_target_axis(scene, twist):
+    """The knee is where the solver puts it with that twist: turned by exactly the angle about
+    hip -> target, at the same distance from that axis; the ankle stays on the target."""
+    obj, chain = leg()
+    knee_before = world_head(obj, "shin").copy()
+    chain.twist = twist
+    update()
+    joint, end, reachable = expected_world(obj, TARGET, POLE, twist=twist)
+    assert reachable and chain.reachable and chain.state == "OK"
+    assert_close(world_head(obj, "shin"), joint, TOLERANCE)
+    assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+    hip, axis = Vector((0, 0, 1)), (Vector(TARGET) - Vector((0, 0, 1))).normalized()
+    before, after = knee_before - hip, world_head(obj, "shin") - hip
+    before -= before.dot(axis) * axis
+    after -= after.dot(axis) * axis
+    assert after.length == pytest.approx(before.length, abs=TOLERANCE)
+    angle = math.atan2(before.cross(after).dot(axis), before.dot(after))
+    assert math.remainder(angle - twist, math.tau) == pytest.approx(0.0, abs=1e-4)
+
+
+def test_a_straight_twisted_leg_keeps_turning_its_hinge_as_it_straightens(scene):
+    """Sliding the target out of reach with a twist of 50 degrees: the shin's hinge axis never
+    jumps (the straight leg's roll comes from the twisted pole side, as the bent one's does), and
+    the straight leg's hinge is turned 50 degrees from the untwisted straight leg's."""
+    obj, chain = leg(target=(0.0, 0.0, 0.2), pole=(0.0, 1.0, 0.5))
+    chain.twist = math.radians(50)
+    axes = []
+    for step in range(40):
+        chain.target.location = (0.0, 0.0, 0.25 - step * 0.01)  # reach is about 1.0: straight from z = 0
+        update()
+        axes.append(bend_axis(obj))
+    assert max(a.angle(b) for a, b in itertools.pairwise(axes)) < math.radians(5)
+    twisted = axes[-1]
+    chain.twist = 0.0
+    update()
+    assert twisted.angle(bend_axis(obj)) == pytest.approx(math.radians(50), abs=1e-3)
+
+
+def test_twist_is_animatable(scene):
+    """Keyed twist: each frame poses the knee as the solver does with that frame's value."""
+    obj, chain = leg()
+    for frame, value in ((1, 0.0), (11, 1.0)):
+        chain.twist = value
+        obj.keyframe_insert("two_bone_ik.chains[0].twist", frame=frame)
+    scene.frame_set(6)
+    update()
+    assert chain.twist == pytest.approx(0.5, abs=1e-6)
+    joint, _, _ = expected_world(obj, TARGET, POLE, twist=chain.twist)
+    assert_close(world_head(obj, "shin"), joint, TOLERANCE)
+
+
+@pytest.mark.parametrize("softness", [0.1, 0.3])
+def test_softness_stops_the_end_short_and_says_so(scene, softness):
+    """A target at full reach: the ankle stops where the solver's soft curve puts it, short of the
+    target by at most softness x reach / e; reachable stays the plain solve's, the shortfall is the
+    world distance and its cause is Softness."""
+    obj, chain = leg()
+    reach = 2 * (Vector((0, 0.05, 0.5)) - Vector((0, 0, 1))).length  # both bones ~0.5025
+    target = Vector((0, 0, 1)) + Vector((0.3, 0.4, -1.0)).normalized() * reach
+    chain.target.location = target
+    chain.softness = softness
+    update()
+    joint, end, reachable = expected_world(obj, target, POLE, softness=softness)
+    assert_close(world_head(obj, "shin"), joint, TOLERANCE)
+    assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+    assert reachable and chain.reachable
+    shortfall = (world_tail(obj, "shin") - target).length
+    assert 0.0 < shortfall <= softness * reach / math.e + TOLERANCE
+    assert chain.shortfall == pytest.approx(shortfall, abs=TOLERANCE)
+    assert chain.shortfall_cause == "SOFTNESS"
+    assert package().ui.status.chain_state(bpy.context, chain).kind == "SOFTNESS"
+
+
+@pytest.mark.parametrize("head_tail", [0.0, 0.5, 1.0])
+def test_bone_target_and_pole_at_head_tail(scene, head_tail):
+    """A target bone and a pole bone of a control armature: the ankle reaches the point of the target
+    bone Head/Tail picks, and the knee bends toward the pole bone's point, as the solver does."""
+    controls = make_armature(
+        "Controls",
+        [
+            ("ik", (0.2, 0.3, 0.1), (0.2, 0.3, 0.5), None, False),
+            ("pole", (0.0, 2.0, 0.5), (0.5, 1.0, 0.5), None, False),
+        ],
+    )
+    obj, chain = leg()
+    chain.target, chain.target_bone, chain.target_head_tail = controls, "ik", head_tail
+    chain.pole, chain.pole_bone, chain.pole_head_tail = controls, "pole", head_tail
+    update()
+    target = Vector((0.2, 0.3, 0.1 + 0.4 * head_tail))
+    pole = Vector((0.0, 2.0, 0.5)).lerp(Vector((0.5, 1.0, 0.5)), head_tail)
+    joint, end, _ = expected_world(obj, target, pole)
+    assert chain.state == "OK", chain.status
+    assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+    assert_close(world_head(obj, "shin"), joint, TOLERANCE)
+    assert chain.shortfall_cause == "NONE" and chain.shortfall < TOLERANCE
+
+
+@pytest.mark.parametrize("influence, far", [(0.5, False), (0.0, False), (0.5, True)])
+def test_shortfall_is_the_world_distance_whatever_the_cause(scene, influence, far):
+    """Influence below 1 blends toward the FK pose: the shortfall is the evaluated ankle's world
+    distance to the target (not 0), reachable is the solve's reach, and the cause is Influence."""
+    obj, chain = leg(target=(0.0, 2.0, 0.5) if far else TARGET)
+    chain.influence = influence
+    update()
+    target = chain.target.matrix_world.translation
+    distance = (world_tail(obj, "shin") - target).length
+    assert distance > 0.1
+    assert chain.shortfall == pytest.approx(distance, abs=TOLERANCE)
+    assert chain.reachable is (not far)
+    assert chain.shortfall_cause == "INFLUENCE"
+    assert package().ui.status.chain_state(bpy.context, chain).kind == "INFLUENCE"
+    chain.influence = 1.0
+    update()
+    assert chain.shortfall_cause == ("TOO_FAR" if far else "NONE")
+
+
+def test_rest_position_is_a_state_not_a_reach(scene):
+    """Rest Position: the chain's state and status say so, its shortfall's cause is Rest Position,
+    the overlay draws nothing for it; posing again solves again."""
+    obj, chain = leg()
+    obj.data.pose_position = "REST"
+    update()
+    assert chain.state == "REST" and "Rest Position" in chain.status
+    assert chain.shortfall_cause == "REST"
+    assert package().ui.status.chain_state(bpy.context, chain).kind == "REST"
+    assert package().ui.overlay.overlay_lines(bpy.context) == []
+    obj.data.pose_position = "POSE"
+    update()
+    assert chain.state == "OK" and chain.status == ""
+    _, end, _ = expected_world(obj, TARGET, POLE)
+    assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+
+
+def test_state_is_read_only(scene):
+    """chain.state is data the driver writes; a script cannot set it."""
+    _, chain = leg()
+    with pytest.raises(AttributeError):
+        chain.state = "ERROR"
