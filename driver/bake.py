@@ -55,7 +55,7 @@ def rotation_values(matrices, rotation_mode: str, previous=None) -> list[tuple[f
     list of tuple of float
         Per frame, the channel values. Euler angles come from ``to_euler(order, previous)`` and
         each quaternion is kept in the previous one's hemisphere, so neighbouring keys never jump
-        by a turn and interpolation never spins the bone the long way (C17).
+        by a turn and interpolation never spins the bone the long way.
     """
     values = []
     last: Quaternion | Euler | None = None
@@ -93,8 +93,8 @@ def rotation_values(matrices, rotation_mode: str, previous=None) -> list[tuple[f
 def write_keys(obj, bone_name: str, frames, values) -> int:
     """Key the rotation channels of pose bone ``bone_name`` with ``values`` (one tuple per frame).
 
-    Keys already in [min(frames), max(frames)] are replaced, keys outside stay as they were (C16).
-    Returns the number of keys written.
+    Keys already in [min(frames), max(frames)] are replaced, keys outside stay as they were (re-baking
+    part of a range keeps the rest). Returns the number of keys written.
     """
     pose_bone = obj.pose.bones[bone_name]
     name, count = rotation_channel(pose_bone.rotation_mode)

@@ -187,8 +187,7 @@ def source_matrix(obj, chain, depsgraph, which: str) -> Matrix | None:
 
 
 def constrained_bones(obj, chain) -> list[str]:
-    """Names of the chain's bones that carry other enabled constraints (their pose may miss the solve,
-    C13)."""
+    """Names of the chain's bones that carry other enabled constraints (their pose may miss the solve)."""
     names = []
     for name in (chain.upper_bone, chain.lower_bone):
         pose_bone = obj.pose.bones.get(name)

@@ -17,7 +17,7 @@ from ..driver.chains import (
 def _lower_bones(context) -> list[str]:
     """The lower bones the selection asks for (empty outside Pose Mode, where there is no selection)."""
     obj = context.object
-    selected = context.selected_pose_bones or ()  # None headless in Object Mode (C21)
+    selected = context.selected_pose_bones or ()  # None headless in Object Mode
     active = context.active_pose_bone
     return lower_bone_names(obj, [bone.name for bone in selected], active.name if active else None)
 

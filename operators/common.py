@@ -15,7 +15,7 @@ class ChainOperator:
         description="Name of the chain to act on; the active chain when empty",
         options={"SKIP_SAVE"},
     )
-    # Operators that change the rig refuse linked armatures (C14).
+    # Operators that change the rig refuse linked armatures (their data cannot be edited).
     edits_rig = True
 
     @classmethod

@@ -67,7 +67,7 @@ class _SelectChainSource(ChainOperator):
                     selected.select_set(False)
         source.select_set(True)
         view_layer.objects.active = source
-        if moved != source:  # a bone: select it in Pose Mode (C21: PoseBone.select or Bone.select)
+        if moved != source:  # a bone: select it in Pose Mode (PoseBone.select or Bone.select)
             _set_mode(source, "POSE")
             if not self.extend:
                 for pose_bone in source.pose.bones:

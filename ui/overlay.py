@@ -2,8 +2,8 @@
 """Viewport overlay: a line from each chain's root to its target and one from its joint to its pole.
 
 Interactive sessions only. Shaders are built lazily inside the draw callback, because creating any
-``gpu`` shader raises SystemError in background mode (C18), and only shader names valid from 4.2 to
-5.2 are used (C19). The draw handler is added once and removed once (C20).
+``gpu`` shader raises SystemError in background mode, and only shader names valid from 4.2 to 5.2
+are used. The draw handler is added once and removed once.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def overlay_lines(context) -> list[OverlayLine]:
 
 
 def _shader():
-    # Built on first draw, never at import or register (C18).
+    # Built on first draw, never at import or register (background mode has no GPU shaders).
     if "line" not in _shaders:
         _shaders["line"] = gpu.shader.from_builtin(WIDE_LINE_SHADER)
     return _shaders["line"]
@@ -108,7 +108,7 @@ def add_draw_handler() -> None:
 
 
 def remove_draw_handler() -> None:
-    """Remove the draw callback if it is there (a second ``draw_handler_remove`` would raise, C20)."""
+    """Remove the draw callback if it is there (a second ``draw_handler_remove`` would raise)."""
     global _handle
     if _handle is not None:
         bpy.types.SpaceView3D.draw_handler_remove(_handle, "WINDOW")

@@ -5,7 +5,8 @@ A chain whose root, target or pole moves with another chain's bones is solved af
 new pose, in the same update: exact after one update, in every played frame and in a background
 animation render. Where the path goes through a constraint or driver the chain says which chain it
 waits on; chains that move each other are a cycle. Rigs in collection instances solve; a target
-outside the evaluated scene is a status and nothing is written.
+outside the evaluated scene is a status and nothing is written. A bone two chains drive belongs to
+the first chain in the list.
 """
 
 import bpy
@@ -18,6 +19,7 @@ from blender_rig import (
     marker_world,
     package,
     setup_marker_render,
+    update_mechanism,
     world_head,
     world_tail,
 )
@@ -50,7 +52,7 @@ def reach_point(root, target, length: float) -> Vector:
 
 
 def stacked_leg(order: str):
-    """C28's leg with chain "upper" on thigh/shin and chain "lower" on foot/toe, listed in ``order``."""
+    """A leg with chain "upper" on thigh/shin and chain "lower" on foot/toe, listed in ``order``."""
     obj = make_armature("Leg", LEG)
     empties = {
         "upper": (make_empty("tA", (0, 2, 0)), make_empty("pA", (1, 1, 0)), "thigh", "shin"),
@@ -78,7 +80,7 @@ def assert_stacked_solved(obj, upper_chain, lower_chain) -> None:
 
 @pytest.mark.parametrize("order", ["upper first", "lower first"])
 def test_chain_below_another_chain_is_exact_after_one_update(scene, order):
-    """C28: a chain on foot/toe below a thigh/shin chain is exact after one update, in either list
+    """A chain on foot/toe below a thigh/shin chain is exact after one update, in either list
     order; its reachable flag follows the distance from the foot's new head."""
     obj, upper, lower = stacked_leg(order)
     upper.target.location = (1.2, 0, 0.5)
@@ -95,8 +97,8 @@ def test_chain_below_another_chain_is_exact_after_one_update(scene, order):
 
 
 def two_handed_arms(order: str):
-    """C29's arms: chain "right" on upper.R/fore.R reaching for tR, chain "left" on upper.L/fore.L
-    reaching for the right hand's bone; listed in ``order``."""
+    """Two arms holding one prop: chain "right" on upper.R/fore.R reaching for tR, chain "left" on
+    upper.L/fore.L reaching for the right hand's bone; listed in ``order``."""
     obj = make_armature("Arms", ARMS)
     right_target, right_pole = make_empty("tR", (0, 2, 0)), make_empty("pR", (1, 1, 0))
     left_pole = make_empty("pL", (1.5, 1, 0))
@@ -122,7 +124,7 @@ def assert_hands_together(obj, left) -> None:
 
 @pytest.mark.parametrize("order", ["right first", "left first"])
 def test_off_hand_on_a_bone_under_another_chain(scene, order):
-    """C29: the left arm's target is the right hand's bone: after one update the left hand is on
+    """The left arm's target is the right hand's bone: after one update the left hand is on
     the right hand's head, (1.0, 1.2, 0.3), 1.334 m from its root (reach 2)."""
     obj, right, left = two_handed_arms(order)
     right_target, right_pole = right.target, right.pole
@@ -475,3 +477,27 @@ def test_a_bone_a_thousand_parents_below_a_chain(scene):
     assert chain.status == ""
     root, tip = world_head(other, "thigh"), world_head(obj, parent)
     assert_close(world_tail(other, "shin"), reach_point(root, tip, 2.0), 3 * TOLERANCE)
+
+
+def test_chains_sharing_a_bone_solve_only_the_first(scene):
+    """Two chains on the same bone: the first solves, the later one says so and writes nothing until
+    the first is removed."""
+    obj = make_armature("Leg", LEG[:3])
+    leg = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
+    foot_chain = add_chain(obj, make_empty("FootTarget", (0.5, 2.0, 0.2)), None, upper="shin", lower="foot")
+    bpy.context.view_layer.update()
+    assert leg.status == ""
+    assert "is also driven by chain" in foot_chain.status and "'shin'" in foot_chain.status
+    assert not foot_chain.reachable
+    assert_close(world_tail(obj, "shin"), (1.2, 0, 0.5), 2e-5)
+    # The mechanism of a bone belongs to the first chain using it, enabled or not (as a bone's
+    # constraint belongs to its stack): disabling that chain does not hand the bone over; removing
+    # it and updating the mechanism does.
+    leg.enabled = False
+    bpy.context.view_layer.update()
+    assert "is also driven by chain" in foot_chain.status
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_remove(chain="shin") == {"FINISHED"}
+    update_mechanism(obj)
+    bpy.context.view_layer.update()
+    assert obj.two_bone_ik.chains[0].status == "No pole: the joint bends as in the rest pose"

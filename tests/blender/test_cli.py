@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 5, the headless command ``blender --command two_bone_ik bake|report`` (case C24).
+"""The headless command ``blender --command two_bone_ik bake|report`` (README, "Headless").
 
 There is no ``blender`` executable here, so the registered command's function is called with an
 argument list, end to end on a saved .blend, in a second process running real Blender (the PyPI
@@ -60,7 +60,7 @@ def result_of(process) -> dict:
 
 
 def test_command_is_registered_once(scene):
-    """C23/C24: the command is registered once while enabled, never twice, and gone when disabled."""
+    """The command is registered once while enabled, never twice, and gone when disabled."""
     cli = package().cli
     assert cli.is_registered()
     cli.register()
@@ -75,7 +75,7 @@ def test_command_is_registered_once(scene):
 
 
 def test_bake_command_end_to_end(scene, tmp_path):
-    """C24: bake returns 0 with 10 keys per channel, 1 with one line for a bad argument; --output plays
+    """Bake returns 0 with 10 keys per channel, 1 with one line for a bad argument; --output plays
     back."""
     # The base rig: ["bake", "--start", "1", "--end", "10"] leaves 10 keys per channel;
     # ["bake", "--start", "x"] returns 1 with a one-line error and no traceback.

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 4, evaluation paths and lifecycle, in real Blender.
+"""Evaluation paths and lifecycle, in real Blender.
 
 Every way Blender evaluates a scene shows the pose solved for that moment (depsgraph updates, frame
 changes, playback-like stepping, still and animation renders), and files, undo, keyframes, linked
-and overridden rigs leave the driver correct (cases C03, C04, C05, C06, C14).
+and overridden rigs leave the driver correct.
 """
 
 import addon_utils
@@ -34,7 +34,7 @@ from blender_rig import (
 )
 from mathutils import Euler, Vector
 
-# Case C06: the target's x is keyed 0.5 at frame 1 and 1.9 at frame 20 (y and z fixed).
+# The animated target: its x is keyed 0.5 at frame 1 and 1.9 at frame 20 (y and z fixed).
 TARGET_X = {1: 0.5, 20: 1.9}
 TARGET_YZ = (0.0, 0.5)
 POLE = (0.0, 1.0, 0.5)
@@ -77,7 +77,7 @@ def key_target(target) -> None:
 
 
 def animated_leg():
-    """C06: the default leg with a pole and a target whose x is keyed 0.5 (frame 1) to 1.9 (frame 20)."""
+    """The default leg with a pole and a target whose x is keyed 0.5 (frame 1) to 1.9 (frame 20)."""
     obj = make_leg()
     target = make_empty("Target", (TARGET_X[1], *TARGET_YZ))
     pole = make_empty("Pole", POLE)
@@ -113,7 +113,7 @@ def test_every_depsgraph_update_path_solves_the_edit(scene):
 
 
 def test_frame_set_shows_that_frame_without_lag(scene):
-    """C06: frame_set(10) gives the pose solved for the target at frame 10, not frame 9's or the rest pose."""
+    """frame_set(10) gives the pose solved for the target at frame 10, not frame 9's or the rest pose."""
     obj, target, _pole, chain = animated_leg()
     scene.frame_set(1)
     scene.frame_set(10)
@@ -128,7 +128,8 @@ def test_frame_set_shows_that_frame_without_lag(scene):
 
 
 def test_frame_set_in_any_order_matches_every_frame(scene):
-    """Playback-like frame_set forwards, backwards and in jumps: each frame shows its own solve (SPEC D7)."""
+    """Playback-like frame_set forwards, backwards and in jumps: each frame shows its own solve
+    (contract D7)."""
     obj, target, _pole, chain = animated_leg()
     frames = [*range(1, 21), *range(20, 0, -3), 17, 3, 12, 10]
     for frame in frames:
@@ -149,7 +150,8 @@ def test_frame_current_and_update_stepping_solves_each_frame(scene):
 
 
 def render_scene():
-    """C06 rig with a marker cube bone-parented at the shin's tail and an orthographic Workbench camera."""
+    """The animated leg with a marker cube bone-parented at the shin's tail and an orthographic
+    Workbench camera."""
     obj, target, _pole, _chain = animated_leg()
     setup_marker_render(bpy.context.scene, obj, "shin", CENTER, SIZE, RESOLUTION)
     return obj, target
@@ -164,7 +166,7 @@ def assert_marker_at(path, end) -> None:
 
 @pytest.mark.parametrize("prepare", ["frame_set", "frame_current", "reopened"])
 def test_still_render_of_frame_10_shows_its_solve(scene, tmp_path, prepare):
-    """C06: render(write_still=True) of frame 10 shows the marker where the frame-10 solve puts the shin's
+    """render(write_still=True) of frame 10 shows the marker where the frame-10 solve puts the shin's
     tail."""
     # Prepared by frame_set(10), by only setting frame_current (the scene evaluated at frame 1), or by
     # re-opening a file saved at frame 1 and setting the frame, as a render farm does.
@@ -174,8 +176,8 @@ def test_still_render_of_frame_10_shows_its_solve(scene, tmp_path, prepare):
     assert (end_10 - end_9).length > 3 * PIXEL  # a one-frame lag would show in the image
     scene.frame_set(1 if prepare != "frame_set" else 10)
     if prepare == "reopened":
-        bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "c06.blend"))
-        bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "c06.blend"))
+        bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "animated_leg.blend"))
+        bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "animated_leg.blend"))
         scene = bpy.context.scene
     scene.frame_current = 10
     scene.render.filepath = str(tmp_path / "still.png")
@@ -187,7 +189,7 @@ def test_still_render_of_frame_10_shows_its_solve(scene, tmp_path, prepare):
 
 
 def test_animation_render_shows_each_frame_solve(scene, tmp_path):
-    """C06: render(animation=True) frames 10 and 20 each show their own solve; afterwards frame 1 shows its
+    """render(animation=True) frames 10 and 20 each show their own solve; afterwards frame 1 shows its
     own."""
     obj, target = render_scene()
     scene.frame_start, scene.frame_end, scene.frame_step = 10, 20, 10
@@ -297,7 +299,7 @@ def move_and_check(name: str, location) -> None:
 
 
 def test_new_file_and_other_files_leave_no_state(scene, tmp_path):
-    """C04: files A and B each solve after open, File > New and re-open; toggling twice leaves one handler
+    """Files A and B each solve after open, File > New and re-open; toggling twice leaves one handler
     each."""
     file_a, file_b = tmp_path / "a.blend", tmp_path / "b.blend"
     save_leg_file(file_a, "LegA", (0.3, 0.0, 0.4))
@@ -322,7 +324,7 @@ def test_new_file_and_other_files_leave_no_state(scene, tmp_path):
 
 
 def test_undo_and_redo_never_leave_a_stale_pose(scene):
-    """C05: add with the operator, move the target, undo, redo, undo the add: each step shows its own pose."""
+    """Add with the operator, move the target, undo, redo, undo the add: each step shows its own pose."""
     obj = make_leg()
     thigh = obj.pose.bones["thigh"]
     thigh.rotation_mode = "XYZ"
@@ -400,7 +402,7 @@ def test_driver_never_changes_keyframes_on_chain_bones(scene, tmp_path):
 
 
 def test_one_target_move_writes_once(scene):
-    """C03: one target edit causes one handler call and one pose write (the mechanism bones), and no
+    """One target edit causes one handler call and one pose write (the mechanism bones), and no
     chain property write: the target stays reachable, so reachable and status keep their values (the
     FK bookkeeping the old driver rewrote is gone). The user's channels are never written; unchanged
     updates write nothing."""
@@ -482,7 +484,7 @@ def link_rig(path):
 
 
 def test_linked_rig_is_never_written(scene, tmp_path):
-    """C14: a linked rig (in the scene and instanced) whose animated target moves gets no pose or chain
+    """A linked rig (in the scene and instanced) whose animated target moves gets no pose or chain
     write."""
     save_rig_library(tmp_path / "rig.blend")
     collection = link_rig(tmp_path / "rig.blend")
@@ -514,7 +516,7 @@ def overridden_leg():
 
 
 def test_overridden_rig_solves_and_survives_reopen(scene, tmp_path):
-    """C14: the chains of a library override solve, an edit of an overridden target too, and both
+    """The chains of a library override solve, an edit of an overridden target too, and both
     survive save and reopen. The chains and their mechanism are built in the library file, the
     supported way: an override cannot add the mechanism's bones, so Add refuses there and adds
     nothing."""

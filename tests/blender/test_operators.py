@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 5, the chain operators through bpy.ops: add (selection, mirror), remove, snap, select, undo.
+"""The chain operators through bpy.ops: add (selection, mirror), remove, snap, select, undo.
 
 Each runs in real Blender with a context override and is checked on the resulting data and on
 evaluated world positions. Undo: background Blender pushes no undo step after an operator called
@@ -169,8 +169,8 @@ def test_add_mirrored_chain_in_the_same_step(scene, left, right):
     assert_same_positions(obj, before)
 
 
-def test_c21_only_the_shin_selected(scene):
-    """C21: in Pose Mode with only the shin selected (no active bone), upper = thigh, lower = shin."""
+def test_add_with_only_the_shin_selected(scene):
+    """In Pose Mode with only the shin selected (no active bone), upper = thigh, lower = shin."""
     obj = make_leg()
     select_only(obj, {"shin"})
     obj.data.bones.active = None
@@ -183,7 +183,8 @@ def test_c21_only_the_shin_selected(scene):
 
 
 def test_add_poll_in_object_mode_is_false_and_says_why(scene):
-    """C21: headless in Object Mode, poll is False without raising and says to enter Pose Mode."""
+    """Headless in Object Mode (selected_pose_bones is None), poll is False without raising and says
+    to enter Pose Mode."""
     obj = make_leg()
     with bpy.context.temp_override(active_object=obj, object=obj):
         assert bpy.context.selected_pose_bones is None
@@ -273,7 +274,7 @@ def test_add_skips_only_the_chains_sharing_a_bone(scene, capfd):
 
 
 def test_add_warns_about_other_constraints(scene, capfd):
-    """C13: adding a chain on bones that carry other constraints warns about them."""
+    """Adding a chain on bones that carry other constraints warns about them."""
     obj = make_leg()
     constraint = obj.pose.bones["shin"].constraints.new("LIMIT_ROTATION")
     constraint.use_limit_x = True
@@ -655,8 +656,8 @@ def test_select_target_and_pole(scene, role):
     assert bpy.types.VIEW3D_PT_two_bone_ik.poll(bpy.context)
 
 
-def test_c21_select_a_pole_bone(scene):
-    """C21: a pole that is a control bone of the same rig is selected as a bone, in Pose Mode."""
+def test_select_a_pole_bone(scene):
+    """A pole that is a control bone of the same rig is selected as a bone, in Pose Mode."""
     obj = make_armature(
         "Leg",
         [
@@ -742,7 +743,7 @@ def test_pose_menu_lists_the_submenu_once(extension):
 
 
 def test_operators_refuse_a_linked_armature(scene, tmp_path):
-    """C14: on a rig linked from another file, Add Chain and Bake are refused with a clear message."""
+    """On a rig linked from another file, Add Chain and Bake are refused with a clear message."""
     base_rig()
     library = tmp_path / "rig.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(library), copy=True)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 5, Bake: pose.two_bone_ik_bake keys the solve so the animation plays without the extension.
+"""Bake: pose.two_bone_ik_bake keys the solve so the animation plays without the extension.
 
-Cases C15 (slotted actions), C16 (re-baking a range) and C17 (continuity) with their right values;
+Slotted actions, re-baking part of a range and continuity across frames, with their right values;
 baking then disabling gives the same pose on every frame to 1e-5 m; undo; cancelling changes nothing.
 """
 
@@ -135,8 +135,8 @@ def test_bake_then_disable_matches_out_of_reach_and_euler(scene):
     assert_plays_like(obj, live)
 
 
-def test_c15_baked_slot_is_bound(scene):
-    """C15: the baked slot is bound to the armature, so the keys play: every frame shows the live solve."""
+def test_baked_slot_is_bound(scene):
+    """The baked slot is bound to the armature, so the keys play: every frame shows the live solve."""
     obj = base_rig()
     target = bpy.data.objects["Target"]
     key_location(target, [(1, (1.2, 0, 0.5)), (10, (1.5, 0, 0.8))])
@@ -151,8 +151,8 @@ def test_c15_baked_slot_is_bound(scene):
     assert_plays_like(obj, live)
 
 
-def test_c15_bake_into_an_action_that_animates_another_object(scene):
-    """C15: baking into an action that animates the target keeps its keys and adds the armature's own slot."""
+def test_bake_into_an_action_that_animates_another_object(scene):
+    """Baking into an action that animates the target keeps its keys and adds the armature's own slot."""
     obj = base_rig()
     target = bpy.data.objects["Target"]
     key_location(target, [(1, (1.2, 0, 0.5)), (10, (1.5, 0, 0.8))])
@@ -173,8 +173,8 @@ def test_c15_bake_into_an_action_that_animates_another_object(scene):
     assert_close(target.matrix_world.translation, (1.5, 0, 0.8), 1e-6)
 
 
-def test_c16_rebake_a_range(scene):
-    """C16: re-baking 5-15 of a 1-30 bake replaces only those keys, once per frame, with the new solve."""
+def test_rebake_part_of_a_range(scene):
+    """Re-baking 5-15 of a 1-30 bake replaces only those keys, once per frame, with the new solve."""
     obj = base_rig()
     target = bpy.data.objects["Target"]
     key_location(target, [(1, (1.2, 0, 0.5)), (10, (0.9, 0.4, 0.9)), (30, (0.4, 1.0, -0.3))])
@@ -206,10 +206,10 @@ def test_c16_rebake_a_range(scene):
 
 
 @pytest.mark.parametrize("rotation_mode", ["XYZ", "QUATERNION"])
-def test_c17_bake_continuity(scene, rotation_mode):
-    """C17: an orbiting pole bakes with no channel jumping over 0.2 rad; frame 10.5 is on the solve ±1e-3."""
+def test_bake_continuity(scene, rotation_mode):
+    """An orbiting pole bakes with no channel jumping over 0.2 rad; frame 10.5 is on the solve ±1e-3."""
     # At frame 10.5, t = 95°: the thigh tail is (0.6 cos 95°, 0.8, 0.6 sin 95°) = (-0.0523, 0.8, 0.5977).
-    # (The case writes +0.052; cos 95° < 0 for its own orbit (cos t, 0.8, sin t).)
+    # (x is negative: cos 95° < 0 on the orbit (cos t, 0.8, sin t).)
     obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
     obj.pose.bones["thigh"].rotation_mode = rotation_mode
     pole = make_empty("Pole", (1, 0.8, 0))
@@ -438,8 +438,8 @@ def test_bake_refuses_frames_outside_blenders_range(scene):
 
 
 def walk_strip(obj, blend_type: str = "REPLACE"):
-    """C32's set-up: the shin keyed at frames 1 and 20 in action "Walk", pushed to an NLA strip that
-    starts at scene frame 11, the active action cleared, and tweak mode entered on the strip."""
+    """A walk in the NLA: the shin keyed at frames 1 and 20 in action "Walk", pushed to an NLA strip
+    that starts at scene frame 11, the active action cleared, and tweak mode entered on the strip."""
     animation = obj.animation_data_create()
     walk = bpy.data.actions.new("Walk")
     animation.action = walk
@@ -457,7 +457,7 @@ def walk_strip(obj, blend_type: str = "REPLACE"):
     return walk
 
 
-def test_c32_bake_in_nla_tweak_mode_keys_the_strips_own_time(scene):
+def test_bake_in_nla_tweak_mode_keys_the_strips_own_time(scene):
     """Baking scene frames 11 to 20 while tweaking a strip that starts at 11 keys the action at its
     own frames 1 to 10; out of tweak mode, with the chain off, frames 11 to 20 play the live solve."""
     obj = base_rig()

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """driver/compat.py picks the right branch on the running Blender (run on every version by
-tools/matrix.sh): bone selection (C21), F-Curves through slots or Action.fcurves (C15, C16) and the
-UI list type (C25), each decided by a feature test."""
+tools/matrix.sh): bone selection, F-Curves through slots or Action.fcurves and the UI list type,
+each decided by a feature test, and registration over a half-registered state."""
 
 import importlib
 
@@ -23,7 +23,7 @@ def test_selection_lives_where_the_feature_test_says(compat):
 
 
 def test_select_bone_is_the_selection_blender_uses(compat):
-    """C21: select_bone() selects a bone so that Pose Mode's selected_pose_bones lists it, and
+    """select_bone() selects a bone so that Pose Mode's selected_pose_bones lists it, and
     is_bone_selected() reads it back, on every version."""
     obj = make_leg()
     set_mode(obj, "POSE")
@@ -49,7 +49,7 @@ def test_action_fcurves_is_none_without_animation(compat):
 
 
 def test_created_fcurves_animate_the_object(compat, scene):
-    """C15/C16: F-Curves made through action_fcurves(create=True) play (the slot is bound on 4.4+)."""
+    """F-Curves made through action_fcurves(create=True) play (the slot is bound on 4.4+)."""
     obj = make_empty("Animated", (0, 0, 0))
     fcurves = compat.action_fcurves(obj, create=True)
     fcurve = compat.new_fcurve(fcurves, "location", 0, group="Object Transforms")
@@ -63,7 +63,7 @@ def test_created_fcurves_animate_the_object(compat, scene):
 
 
 def test_a_shared_action_gets_a_slot_per_object(compat, scene):
-    """C15: creating F-Curves for an object whose action already animates another object leaves the
+    """Creating F-Curves for an object whose action already animates another object leaves the
     other object's F-Curves as they were (4.4+: a slot of its own; 4.2 has one F-Curve list per
     action, so the two objects necessarily share it there)."""
     target = make_empty("Target", (0, 0, 0))
@@ -82,13 +82,13 @@ def test_a_shared_action_gets_a_slot_per_object(compat, scene):
 
 
 def test_ui_list_type_draws_on_this_version(compat):
-    """C25: the list layout the panel uses is one template_list accepts here (GRID is gone in 5.0)."""
+    """The list layout the panel uses is one template_list accepts here (GRID is gone in 5.0)."""
     parameter = bpy.types.UILayout.bl_rna.functions["template_list"].parameters["type"]
     assert compat.UI_LIST_TYPE in {item.identifier for item in parameter.enum_items}
 
 
 def test_register_classes_factory_survives_a_partial_registration(compat) -> None:
-    """C23: register() over classes that are still registered (an enable that stopped half-way) does
+    """register() over classes that are still registered (an enable that stopped half-way) does
     not raise, nor does unregister() over classes that are not registered; each class ends up
     registered once, then not at all."""
 

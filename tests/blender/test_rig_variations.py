@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 4 points 1-5: every armature transform, bone layout, bone targets, influence, end rotation."""
+"""Every armature transform, bone layout, bone targets, influence, end rotation."""
 
 import math
 import random
@@ -73,8 +73,8 @@ def test_every_armature_transform_solves_exactly(scene, name):
         assert chain.reachable is reachable
 
 
-def test_c01_uniformly_scaled_armature(scene):
-    """C01: scale 0.1 rig with armature lengths 1 and 1 reaches world target (0.15, 0, 0)."""
+def test_uniformly_scaled_armature(scene):
+    """A scale 0.1 rig with armature lengths 1 and 1 reaches world target (0.15, 0, 0)."""
     obj = make_leg(thigh=BASE_THIGH, shin=BASE_SHIN)
     obj.scale = (0.1, 0.1, 0.1)
     chain = add_chain(obj, make_empty("Target", (0.15, 0, 0)), make_empty("Pole", (0, 0.2, 0)))
@@ -100,8 +100,22 @@ def test_zero_scale_gives_status_then_recovers(scene):
     assert_close(world_tail(obj, "shin"), end, 2e-5)
 
 
-def test_c02_straight_rest_chain_pole_decides(scene):
-    """C02: a straight rest chain gives the same solve from rest and after posing it by hand."""
+@pytest.mark.parametrize("scale", [1e-4, 5e-5])
+def test_small_uniform_armature_scale_solves(scene, scale):
+    """A legitimate small armature scale is solved (the scale test is relative, not an absolute
+    determinant)."""
+    obj, chain = base_rig()
+    obj.scale = (scale, scale, scale)
+    chain.target.location = Vector((1.0, 0.2, 0.4)) * scale
+    chain.pole.location = Vector((1.2, 0.5, 0.5)) * scale
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    expected = solve_two_bone_ik((0, 0, 0), (1.0, 0.2, 0.4), (1.2, 0.5, 0.5), 1.0, 1.0, tolerance=1e-6)
+    assert_close(world_tail(obj, "shin"), Vector(expected.end) * scale, 2e-5 * 2 * scale)
+
+
+def test_straight_rest_chain_pole_decides(scene):
+    """A straight rest chain gives the same solve from rest and after posing it by hand."""
     obj, chain = base_rig()
     assert_close(world_tail(obj, "thigh"), BASE_JOINT, 2e-5)
     assert_close(world_tail(obj, "shin"), BASE_END, 2e-5)
@@ -176,8 +190,8 @@ def test_animated_parent_above_chain(scene):
         assert_close(world_tail(obj, "shin"), end, 2e-5)
 
 
-def test_c11_inherit_rotation_off(scene):
-    """C11: with shin.use_inherit_rotation off the joint and end are still right."""
+def test_inherit_rotation_off(scene):
+    """With shin.use_inherit_rotation off the joint and end are still right."""
     obj, chain = base_rig()
     obj.data.bones["shin"].use_inherit_rotation = False
     chain.target.location.x += 0.01
@@ -186,8 +200,8 @@ def test_c11_inherit_rotation_off(scene):
     assert_close(world_tail(obj, "shin"), expected_world(obj, chain)[1], 2e-5)
 
 
-def test_c11_inherit_scale_none_with_scaled_thigh(scene):
-    """C11: shin.inherit_scale NONE and thigh pose scale (1, 1.5, 1): the solve uses the 1.5 m thigh,
+def test_inherit_scale_none_with_scaled_thigh(scene):
+    """shin.inherit_scale NONE and thigh pose scale (1, 1.5, 1): the solve uses the 1.5 m thigh,
     exactly."""
     obj, chain = base_rig()
     obj.data.bones["shin"].inherit_scale = "NONE"
@@ -204,8 +218,8 @@ def test_c11_inherit_scale_none_with_scaled_thigh(scene):
         assert_close(world_tail(obj, "shin"), target, 2.5e-5)
 
 
-def test_c12_local_location_off(scene):
-    """C12: thigh.use_local_location off under a posed hips bone: the thigh head stays, the solve is exact."""
+def test_local_location_off(scene):
+    """thigh.use_local_location off under a posed hips bone: the thigh head stays, the solve is exact."""
     obj, chain = base_rig()
     add_hips(obj)
     obj.data.bones["thigh"].use_local_location = False
@@ -267,8 +281,8 @@ def test_bone_target_on_other_armature(scene):
     assert_close(world_tail(obj, "shin"), (1.0, 0.0, 0.3), 2e-5)
 
 
-def test_c10_influence_is_stable_and_blends(scene):
-    """C10: influence 0 is the FK pose, 1 the full solve, 0.5 in between and stable over updates."""
+def test_influence_is_stable_and_blends(scene):
+    """Influence 0 is the FK pose, 1 the full solve, 0.5 in between and stable over updates."""
     obj, chain = base_rig()
     fk = {bone: Euler((0.2, 0.1, -0.3)).to_quaternion() for bone in ("thigh", "shin")}
     chain.enabled = False
@@ -333,8 +347,8 @@ def test_end_rotation_target_matches_target_rotation(scene):
     assert foot_local.angle < 1e-6
 
 
-def test_c13_constraints_on_chain_bones(scene):
-    """C13: a Limit Rotation on the shin: the chain reports the evaluated miss, never a false 'reachable'."""
+def test_constraints_on_chain_bones(scene):
+    """A Limit Rotation on the shin: the chain reports the evaluated miss, never a false 'reachable'."""
     obj, chain = base_rig()
     limit = obj.pose.bones["shin"].constraints.new("LIMIT_ROTATION")
     limit.use_limit_x, limit.min_x, limit.max_x = True, 0.0, math.radians(10)
@@ -377,6 +391,19 @@ def test_pole_on_or_near_the_line_is_reported(scene, pole, status):
     joint, end, _ = expected_world(obj, chain)
     assert_close(world_tail(obj, "thigh"), joint, 2e-5)
     assert_close(world_tail(obj, "shin"), end, 2e-5)
+
+
+def test_target_at_root_with_a_pole_is_not_a_pole_warning(scene):
+    """Equal bones folded onto the root by a target at the root: the pole chose the fold, no 'pole on the
+    line' status."""
+    obj, chain = base_rig()
+    chain.target.location = (0, 0, 0)
+    chain.pole.location = (0, 0, 1)
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert chain.reachable
+    assert_close(world_tail(obj, "thigh"), (0, 0, 1), 2e-5)
+    assert_close(world_tail(obj, "shin"), (0, 0, 0), 2e-5)
 
 
 def test_updates_that_move_no_object_solve_nothing(scene, monkeypatch):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 2's end-to-end checks: operator add keeps the pose, random solves match the solver, handlers."""
+"""End-to-end checks: operator add keeps the pose, random solves match the solver, handlers."""
 
 import random
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 5, the sidebar panel, the chain list, the Pose menu and the viewport overlay.
+"""The sidebar panel, the chain list, the Pose menu and the viewport overlay.
 
 The reach indicator and status sentence are checked for every chain state on real chains (the
 pure functions the panel draws from). Drawing itself needs a real ``UILayout``: headless, a popup
@@ -38,7 +38,7 @@ def rig(shin_tail=(0, 2, 0), target=(1.2, 0, 0.5), pole=(1.2, 0.5, 0.5)):
 
 
 def limit_shin(obj) -> None:
-    """C13: Limit Rotation on the shin (local X between 0 and 10 degrees)."""
+    """Limit Rotation on the shin (local X between 0 and 10 degrees): a constraint the solve cannot see."""
     import math
 
     constraint = obj.pose.bones["shin"].constraints.new("LIMIT_ROTATION")
@@ -113,7 +113,7 @@ def test_chain_state_reads_at_a_glance(scene, name):
         assert line[1].startswith("No pole")
     if name == "off_target":
         assert line[1].startswith("Constraints on 'shin'")
-        assert chain.shortfall > 0.05  # the evaluated miss, never "Reachable" (C13)
+        assert chain.shortfall > 0.05  # the evaluated miss, never "Reachable"
 
 
 def test_lengths_follow_the_scene_units(scene):
@@ -234,7 +234,7 @@ def test_overlay_draws_nothing_for_unsolved_chains(scene, name):
 
 
 def test_overlay_handler_lifecycle(scene):
-    """C18/C20: no handler or shader in background; add/remove are idempotent; disabling leaves nothing."""
+    """No handler or shader in background; add/remove are idempotent; disabling leaves nothing."""
     overlay = package().ui.overlay
     assert not overlay.has_draw_handler()
     assert bpy.context.window_manager.two_bone_ik_show_overlay

@@ -3,9 +3,10 @@
 
 Installs the built zip into the empty user folder that BLENDER_USER_RESOURCES names, the way a user
 does (Install from Disk: ``extensions.package_install_files`` into the "user_default" repository),
-runs a smoke scene from the installed copy, toggles, reloads and re-registers it (C22, C23), then
-uninstalls it. Every stage is recorded, with its error, in a JSON report for the test to assert on.
-Nothing here imports the checkout.
+runs a smoke scene from the installed copy, toggles, reloads and re-registers it (also outside the
+add-on system, and after a registration that stopped half-way), then uninstalls it. Every stage is
+recorded, with its error, in a JSON report for the test to assert on. Nothing here imports the
+checkout.
 
 Usage: python installed_session.py ZIP REPORT_JSON [lifecycle|partial]
 """
@@ -224,7 +225,7 @@ def smoke() -> dict[str, Any]:
     bpy.context.view_layer.update()
     set_mode(obj, "POSE")
     pose_bone = obj.pose.bones["shin"]
-    # Selection moved from Bone to PoseBone in 5.0 (C21): feature-test, never compare versions.
+    # Selection moved from Bone to PoseBone in 5.0: feature-test, never compare versions.
     holder = pose_bone if "select" in bpy.types.PoseBone.bl_rna.properties else pose_bone.bone
     holder.select = True
     with bpy.context.temp_override(
@@ -285,7 +286,7 @@ if report["after_install"]["enabled"] and SCENARIO == "lifecycle":
 
     @stage("toggle")
     def _toggle():
-        """C23: disable and enable three times; after each, exactly what the first enable made."""
+        """Disable and enable three times; after each, exactly what the first enable made."""
         seen = []
         for _ in range(3):
             disable()
@@ -296,7 +297,7 @@ if report["after_install"]["enabled"] and SCENARIO == "lifecycle":
 
     @stage("script_reload")
     def _reload():
-        """C23: Reload Scripts, then File > New."""
+        """Reload Scripts, then File > New."""
         result = names(bpy.ops.script.reload())
         after_reload = state()
         bpy.ops.wm.read_homefile(use_empty=True)
@@ -308,7 +309,7 @@ if report["after_install"]["enabled"] and SCENARIO == "lifecycle":
 
     @stage("register_outside_addon_utils")
     def _direct():
-        """C22: the module registered directly (not through the add-on system, so it has no entry in
+        """The module registered directly (not through the add-on system, so it has no entry in
         preferences.addons), a scene solved, factory settings loaded and a scene solved again, then
         unregistered and enabled again."""
         disable()
@@ -326,7 +327,7 @@ if report["after_install"]["enabled"] and SCENARIO == "lifecycle":
 
     @stage("factory_settings")
     def _factory():
-        """C22: read_factory_settings() with the extension enabled disables it cleanly."""
+        """read_factory_settings() with the extension enabled disables it cleanly."""
         bpy.ops.wm.read_factory_settings(use_empty=True)
         return state()
 
@@ -335,7 +336,7 @@ if report["after_install"]["enabled"] and SCENARIO == "partial":
 
     @stage("partial_registration")
     def _partial() -> dict:
-        """C23: an enable whose register() fails half-way (here: the first panel is refused), then a
+        """An enable whose register() fails half-way (here: the first panel is refused), then a
         normal enable: it does not raise, and leaves exactly what a clean enable makes."""
         disable()
         register_class = bpy.utils.register_class

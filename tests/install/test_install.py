@@ -3,7 +3,7 @@
 
 Each scenario of installed_session.py runs in its own Blender (a subprocess, so it cannot clash
 with the in-process test session) whose BLENDER_USER_RESOURCES is a new temp folder; the tests
-below assert on the JSON report it writes (cases C22, C23).
+below assert on the JSON report it writes.
 """
 
 import json
@@ -108,7 +108,7 @@ def test_smoke_scene_solves_from_the_installed_copy(lifecycle):
 
 
 def test_toggling_three_times_leaves_one_of_each(lifecycle):
-    """C23: disable/enable three times: nothing of ours while disabled, and after each enable
+    """Disable/enable three times: nothing of ours while disabled, and after each enable
     exactly what the first enable made."""
     seen = assert_stage(lifecycle, "toggle")
     first = registered(lifecycle["after_install"])
@@ -120,7 +120,7 @@ def test_toggling_three_times_leaves_one_of_each(lifecycle):
 
 
 def test_script_reload_and_new_file_leave_one_of_each(lifecycle):
-    """C23: Reload Scripts (it runs headless), then File > New: still exactly one of each, and the
+    """Reload Scripts (it runs headless), then File > New: still exactly one of each, and the
     chain solves after the reload."""
     result = assert_stage(lifecycle, "script_reload")
     first = registered(lifecycle["after_install"])
@@ -131,7 +131,7 @@ def test_script_reload_and_new_file_leave_one_of_each(lifecycle):
 
 
 def test_registered_outside_the_addon_system_needs_no_preferences_entry(lifecycle):
-    """C22: register() called directly (so preferences.addons has no entry for the module), a solve,
+    """register() called directly (so preferences.addons has no entry for the module), a solve,
     read_factory_settings() and another solve raise no KeyError; unregister() leaves nothing."""
     result = assert_stage(lifecycle, "register_outside_addon_utils")
     assert nothing(result["after_unregister"]), result["after_unregister"]
@@ -139,7 +139,7 @@ def test_registered_outside_the_addon_system_needs_no_preferences_entry(lifecycl
 
 
 def test_factory_settings_disable_the_extension_cleanly(lifecycle):
-    """C22: read_factory_settings() with the extension enabled: disabled, nothing of ours left."""
+    """read_factory_settings() with the extension enabled: disabled, nothing of ours left."""
     state = assert_stage(lifecycle, "factory_settings")
     assert not state["enabled"] and nothing(state), state
 
@@ -168,7 +168,7 @@ def test_session_printed_no_error_of_ours(lifecycle):
 
 
 def test_enable_after_a_failed_half_registration_works(partial):
-    """C23: when an enable failed half-way through register() (a panel refused), the next enable
+    """When an enable failed half-way through register() (a panel refused), the next enable
     does not raise and registers exactly one of each, and the chain solves."""
     result = assert_stage(partial, "partial_registration")
     assert not result["failed_enable_returned_module"]

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The SPEC's rules evaluated in decimal arithmetic (80 digits) from the exact binary inputs.
+"""The contract's rules evaluated in decimal arithmetic (80 digits) from the exact binary inputs.
 
-This is the "exact arithmetic" of SPEC D8: every float converts to Decimal exactly, and at 80
+This is the "exact arithmetic" of contract D8: every float converts to Decimal exactly, and at 80
 digits the differences, products and square roots below are exact or within ~1e-78 relative.
-Written straight from the SPEC text (law of cosines, sin from cos), independent of the solver.
+Written straight from the contract's text (law of cosines, sin from cos), independent of the solver.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _relative(x: Decimal, y: Decimal) -> float:
 
 
 def solve_reference(root, target, pole_hint, upper_length, lower_length, tolerance=1e-9) -> Reference:
-    """The SPEC's joint, end and reachable for float inputs, with the decisions' margins."""
+    """The contract's joint, end and reachable for float inputs, with the decisions' margins."""
     with localcontext() as context:
         context.prec = DIGITS
         r = tuple(Decimal(float(c)) for c in root)
@@ -98,7 +98,7 @@ def solve_reference(root, target, pole_hint, upper_length, lower_length, toleran
         sizes = sorted(abs(f) for f in forward)
         tie_margin = _relative(sizes[0], sizes[1])
         if on_line:
-            # SPEC D3: the axis with the smallest |forward component|, ties X, Y, Z.
+            # Contract D3: the axis with the smallest |forward component|, ties X, Y, Z.
             smallest = min(range(3), key=lambda i: (abs(forward[i]), i))
             axis = tuple(one if i == smallest else zero for i in range(3))
             component = forward[smallest]

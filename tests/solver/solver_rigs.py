@@ -2,7 +2,7 @@
 """Random rigs for the solver tests: hypothesis strategies and seeded generators.
 
 Rigs span 0.001 to 1000 units, roots at the origin or far from it, and every degenerate kind the
-SPEC names: targets at, near, or exactly at the reach and fold distances (one ulp either side),
+contract names: targets at, near, or exactly at the reach and fold distances (one ulp either side),
 at or within 1e-12 of the root; pole hints on, within 1e-12 of, or just off the line, at the root
 or at the target; equal bones and zero-length bones.
 """

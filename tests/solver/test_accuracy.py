@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""SPEC D8: joint and end within 1e-10 x max(a + b, |root|) of the rules in exact arithmetic on
+"""Contract D8: joint and end within 1e-10 x max(a + b, |root|) of the rules in exact arithmetic on
 the same binary inputs, 5e-8 within 1e-6 of full extension or full fold.
 
-The reference (tests/solver/solver_reference.py) evaluates the SPEC's formulas in 80-digit
+The reference (tests/solver/solver_reference.py) evaluates the contract's formulas in 80-digit
 decimal from the exact inputs. Rigs whose threshold decisions lie within 1e-9 of a threshold are
 left out (floating point may decide either side; the sweeps assert they are rare).
 """
@@ -63,7 +63,7 @@ def test_random_rigs_of_every_kind(seed):
 
 def test_ordinary_poses_near_extension():
     """Reachable targets at 1 - 1e-3 .. 1 - 1e-6 of full reach, where sqrt(1 - cos^2) loses
-    ~1e-8 (SPEC D8 names the textbook evaluation); the stable height stays at 1e-10."""
+    ~1e-8 (the textbook evaluation contract D8 rules out); the stable height stays at 1e-10."""
     rigs = list(random_rigs(1000, 3, distance_kinds=("inside",), pole_kinds=("random",)))
     near = []
     for i, rig in enumerate(rigs):
@@ -91,8 +91,8 @@ def test_pole_hints_close_to_the_line():
 def test_the_sweep_catches_a_plain_pole_projection():
     """The same comparison fails a joint whose pole direction is the plain projection
     q - (q.f) f in floats (cancellation: ~ulp x |q| / |q_perp| of the direction): the tests can
-    tell that fault from the solver's exact cross product. (The textbook sqrt(1 - cos^2) that
-    SPEC D8 mentions errs by ~ulp / sin t only: past 1e-10 only within ~1e-12 of full
+    tell that fault from the solver's exact cross product. (The textbook sqrt(1 - cos^2), which
+    contract D8 rules out, errs by ~ulp / sin t only: past 1e-10 only within ~1e-12 of full
     extension, inside D8's 5e-8 band, so it is no test of the sweep.)"""
     worst = 0.0
     for rig in random_rigs(

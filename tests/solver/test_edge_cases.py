@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The SPEC's edge cases, each with its exact right value, and the input rules of SPEC D1, D4.
+"""The contract's edge cases (docs/contract.md), each with its exact right value; input rules D1, D4.
 
 Most cases use the 5-5-6 triangle (joint 3 along forward, 4 along the pole: exact in binary).
 Positions compare to 1e-15 x max(a + b, |root|): a few ulps of rounding, no more.
@@ -35,7 +35,7 @@ ZERO = (0.0, 0.0, 0.0)
 E = 2.0**-10  # a tolerance that makes eps exact
 # fmt: off
 EDGES = [
-    # The plain case and the pole's role (SPEC "Function solveTwoBoneIK").
+    # The plain case and the pole's role (contract, "The solve").
     Edge("5-5-6", ZERO, (6, 0, 0), (0, 1, 0), 5, 5, 1e-9, (3, 4, 0), (6, 0, 0), True),
     Edge("pole-below-bends-below", ZERO, (6, 0, 0), (0, -7, 0), 5, 5, 1e-9, (3, -4, 0), (6, 0, 0), True),
     Edge("pole-forward-part-ignored", ZERO, (6, 0, 0), (100, 0, 0.5), 5, 5, 1e-9, (3, 0, 4), (6, 0, 0), True),
@@ -44,14 +44,15 @@ EDGES = [
     Edge("1000-units", ZERO, (6000, 0, 0), (0, 1, 0), 5000, 5000, 1e-9, (3000, 4000, 0), (6000, 0, 0), True),
     Edge("0.001-units", ZERO, (0.006, 0, 0), (0, 1, 0), 0.005, 0.005, 1e-9,
          (0.003, 0.004, 0), (0.006, 0, 0), True),
-    # Unreachable targets clamp: straight towards the target, or folded (SPEC "Unreachable...").
+    # Unreachable targets clamp: straight towards the target, or folded (contract, "Unreachable
+    # targets clamp").
     Edge("too-far-straightens", ZERO, (20, 0, 0), (0, 1, 0), 5, 5, 1e-9, (5, 0, 0), (10, 0, 0), False),
     Edge("too-far-unequal", ZERO, (0, 10, 0), (1, 0, 0), 3, 1, 1e-9, (0, 3, 0), (0, 4, 0), False),
     Edge("too-close-upper-longer", ZERO, (1, 0, 0), (0, 1, 0), 3, 1, 1e-9, (3, 0, 0), (2, 0, 0), False),
     Edge("too-close-lower-longer", ZERO, (1, 0, 0), (0, 1, 0), 1, 3, 1e-9, (-1, 0, 0), (2, 0, 0), False),
     Edge("exactly-full-extension", ZERO, (4, 0, 0), (0, 1, 0), 3, 1, 1e-9, (3, 0, 0), (4, 0, 0), True),
     Edge("exactly-full-fold", ZERO, (2, 0, 0), (0, 1, 0), 3, 1, 1e-9, (3, 0, 0), (2, 0, 0), True),
-    # One tolerance (SPEC D2): eps = tolerance * (a + b).
+    # One tolerance (contract D2): eps = tolerance * (a + b).
     Edge("within-eps-beyond-reach", ZERO, (2 + 1e-9, 0, 0), (0, 1, 0), 1, 1, 1e-9,
          (1, 0, 0), (2, 0, 0), True),
     Edge("past-eps-beyond-reach", ZERO, (2 + 3e-9, 0, 0), (0, 1, 0), 1, 1, 1e-9, (1, 0, 0), (2, 0, 0), False),
@@ -61,7 +62,7 @@ EDGES = [
     Edge("tolerance-0-at-reach", ZERO, (2, 0, 0), (0, 1, 0), 1, 1, 0.0, (1, 0, 0), (2, 0, 0), True),
     Edge("tolerance-0-ulp-past-reach", ZERO, (math.nextafter(2, 3), 0, 0), (0, 1, 0), 1, 1, 0.0,
          (1, 0, 0), (2, 0, 0), False),
-    # Exactly on each threshold (tolerance 2**-10, a + b = 1: eps = 2**-10, all exact): the SPEC's
+    # Exactly on each threshold (tolerance 2**-10, a + b = 1: eps = 2**-10, all exact): the contract's
     # comparisons are inclusive.
     Edge("exactly-eps-past-reach", ZERO, (1 + E, 0, 0), (0, 1, 0), 0.5, 0.5, E, (0.5, 0, 0), (1, 0, 0), True),
     Edge("ulp-more-than-eps-past-reach", ZERO, (math.nextafter(1 + E, 2), 0, 0), (0, 1, 0), 0.5, 0.5, E,
@@ -72,13 +73,13 @@ EDGES = [
          (0, 0, 0.5), ZERO, True),
     Edge("pole-exactly-at-line-tolerance", ZERO, (0, 0.5, 0), (0, 0, -E), 0.5, 0.5, E,
          (0.4330127018922193, 0.25, 0), (0, 0.5, 0), True),
-    # Target at the root: forward = +X, d = 0 before clamping (SPEC "Degenerate inputs", D2, D5).
+    # Target at the root: forward = +X, d = 0 before clamping (contract, "Degenerate inputs", D2, D5).
     Edge("target-at-root-equal-bones", ZERO, ZERO, (0, 0, 1), 2, 2, 1e-9, (0, 0, 2), ZERO, True),
     Edge("target-within-eps-of-root", ZERO, (1e-10, 0, 0), (0, 1, 0), 1, 1, 1e-9, (0, 1, 0), ZERO, True),
     Edge("target-at-root-upper-longer", ZERO, ZERO, (0, 1, 0), 2, 1, 1e-9, (2, 0, 0), (1, 0, 0), False),
     Edge("target-at-root-lower-longer", ZERO, ZERO, (0, 1, 0), 1, 2, 1e-9, (-1, 0, 0), (1, 0, 0), False),
     Edge("target-and-pole-at-root", ZERO, ZERO, ZERO, 2, 2, 1e-9, (0, 2, 0), ZERO, True),
-    # Pole on the line or at the root: the fallback axis (SPEC D3).
+    # Pole on the line or at the root: the fallback axis (contract D3).
     Edge("fallback-forward-x-gives-y", ZERO, (6, 0, 0), (12, 0, 0), 5, 5, 1e-9, (3, 4, 0), (6, 0, 0), True),
     Edge("fallback-forward-minus-x-gives-y", ZERO, (-6, 0, 0), (-1, 0, 0), 5, 5, 1e-9,
          (-3, 4, 0), (-6, 0, 0), True),
@@ -95,7 +96,7 @@ EDGES = [
     Edge("pole-just-past-tolerance", ZERO, (6, 0, 0), (3, 0, -1e-7), 5, 5, 1e-9, (3, 0, -4), (6, 0, 0), True),
     Edge("pole-1e-12-off-line-tolerance-0", ZERO, (6, 0, 0), (3, 0, -1e-12), 5, 5, 0.0,
          (3, 0, -4), (6, 0, 0), True),
-    # A zero-length bone: the chain is one bone (SPEC "Degenerate inputs").
+    # A zero-length bone: the chain is one bone (contract, "Degenerate inputs").
     Edge("zero-upper-too-far", ZERO, (6, 8, 0), (0, 0, 1), 0, 5, 1e-9, ZERO, (3, 4, 0), False),
     Edge("zero-upper-too-close", ZERO, (1, 0, 0), (0, 1, 0), 0, 5, 1e-9, ZERO, (5, 0, 0), False),
     Edge("zero-upper-reachable", ZERO, (3, 4, 0), (0, 0, 1), 0, 5, 1e-9, ZERO, (3, 4, 0), True),
@@ -118,12 +119,12 @@ def test_edge_case(case):
 
 
 def test_reachable_end_within_3_eps_at_the_root():
-    """SPEC D5 claims reachable => |end - target| <= 2 eps; the rules allow up to 3 eps.
+    """Contract D5: reachable => |end - target| <= 2 eps, but 3 eps when the target is within eps of
+    the root, where forward is +X.
 
     A target eps away from the root on the -X side, with |a - b| = 1.9 eps: reachable (|a - b| -
     eps <= |target - root|), at the root (|target - root| <= eps), so forward is +X and the end
-    is |a - b| along +X: 2.9 eps from the target. The solver follows the rules; the SPEC's bound
-    needs restating (3 eps) or the at-the-root rule an exception (keep the direction to the target).
+    is |a - b| along +X: 2.9 eps from the target, past 2 eps and within the 3 eps D5 allows there.
     """
     tolerance = 1e-9
     eps = tolerance * 2.0
@@ -171,7 +172,7 @@ def test_bad_input_raises_value_error_naming_the_argument(case_id, arguments, to
 
 
 class _Vector:
-    """A 3-sequence like mathutils.Vector (SPEC D1), without Blender."""
+    """A 3-sequence like mathutils.Vector (contract D1), without Blender."""
 
     def __init__(self, *coordinates):
         self._coordinates = [float(c) for c in coordinates]
@@ -202,7 +203,7 @@ def _numpy_array(*coordinates):
     ids=["tuple", "list", "vector-like", "numpy", "decimal-generator", "fraction", "int"],
 )
 def test_points_may_be_any_real_3_sequence(convert):
-    """SPEC D1: any 3-sequence of real numbers; the result is the same floats as for tuples."""
+    """Contract D1: any 3-sequence of real numbers; the result is the same floats as for tuples."""
     expected = solve_two_bone_ik((1, 2, 3), (7, 2, 3), (1, 9, 3), 5.0, 5.0)
     result = solve_two_bone_ik(convert(1, 2, 3), convert(7, 2, 3), convert(1, 9, 3), 5.0, 5.0)
     assert result == expected == TwoBoneIKResult((4.0, 6.0, 3.0), (7.0, 2.0, 3.0), True)
@@ -225,7 +226,7 @@ def test_lengths_may_be_any_real_number(lengths):
 
 
 def test_result_is_a_named_tuple():
-    """SPEC D1: a named tuple (joint, end, reachable)."""
+    """Contract D1: a named tuple (joint, end, reachable)."""
     result = solve_two_bone_ik((0, 0, 0), (6, 0, 0), (0, 1, 0), 5, 5)
     joint, end, reachable = result
     assert (joint, end, reachable) == (result.joint, result.end, result.reachable)

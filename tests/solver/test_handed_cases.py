@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The handed solver cases (public IK bug reports restated against the SPEC), with their right values.
+"""The handed solver cases (public IK bug reports restated against the contract), with right values.
 
-Right values are the SPEC's rules evaluated in exact arithmetic. Positions compare to
+Right values are the contract's rules evaluated in exact arithmetic. Positions compare to
 position_tolerance x (upper_length + lower_length): 1e-12, or 5e-8 next to full extension or full
-fold where the joint is ill-conditioned (SPEC D8). Default tolerance=1e-9.
+fold where the joint is ill-conditioned (contract D8). Default tolerance=1e-9.
 """
 
 import math

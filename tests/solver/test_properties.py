@@ -2,7 +2,7 @@
 """Properties every solve must have, over random rigs of every degenerate kind (hypothesis).
 
 Rigs from 0.001 to 1000 units (tests/solver/solver_rigs.py). Geometry is compared at
-1e-12 x max(a + b, |root|) (SPEC D5). Where a check depends on a threshold decision (target at
+1e-12 x max(a + b, |root|) (contract D5). Where a check depends on a threshold decision (target at
 the root, pole hint on the line, fallback-axis tie, reachable), rigs whose exact value lies within
 a few ulps of that threshold are exempt from it: floating point may decide either side there
 (documented in solve_two_bone_ik's Notes).
@@ -61,7 +61,7 @@ def _branches_clear(reference) -> bool:
 @PROPERTY_SETTINGS
 @given(rigs())
 def test_output_is_finite_and_bones_keep_their_lengths(rig):
-    """Never NaN or inf; |joint - root| = a and |end - joint| = b to 1e-12 x scale (SPEC D4, D5)."""
+    """Never NaN or inf; |joint - root| = a and |end - joint| = b to 1e-12 x scale (contract D4, D5)."""
     result = _solve(rig)
     assert all(math.isfinite(c) for c in result.joint + result.end)
     assert type(result.reachable) is bool
@@ -69,8 +69,8 @@ def test_output_is_finite_and_bones_keep_their_lengths(rig):
     assert abs(math.dist(result.joint, rig.root) - rig.upper_length) <= limit
     assert abs(math.dist(result.end, result.joint) - rig.lower_length) <= limit
     if result.reachable:
-        # SPEC D5 says 2 eps; the at-the-root rule (forward +X, d clamped to |a - b| <= 2 eps)
-        # allows 3 eps: see test_edge_cases.test_reachable_end_within_3_eps_at_the_root.
+        # Contract D5: 2 eps, and 3 eps at the root (forward +X, d clamped to |a - b| <= 2 eps):
+        # see test_edge_cases.test_reachable_end_within_3_eps_at_the_root.
         eps = rig.tolerance * (rig.upper_length + rig.lower_length)
         assert math.dist(result.end, rig.target) <= 3.0 * eps + limit
 
@@ -78,11 +78,11 @@ def test_output_is_finite_and_bones_keep_their_lengths(rig):
 @PROPERTY_SETTINGS
 @given(rigs())
 def test_end_on_the_ray_joint_towards_the_pole_reachable_per_d2(rig):
-    """Against the SPEC's rules in exact arithmetic (tests/solver/solver_reference.py):
+    """Against the contract's rules in exact arithmetic (tests/solver/solver_reference.py):
 
-    - end = root + d * forward, d = |target - root| clamped to [|a - b|, a + b] (SPEC, D2);
+    - end = root + d * forward, d = |target - root| clamped to [|a - b|, a + b] (contract D2);
     - the joint lies in the plane of forward and the pole direction, on the pole's side (or the
-      fallback axis's), which is what stops a knee from flipping (SPEC, D3);
+      fallback axis's), which is what stops a knee from flipping (contract D3);
     - reachable iff |a - b| - eps <= |target - root| <= a + b + eps, eps = tolerance (a + b).
     """
     reference = solve_reference(*rig)
@@ -106,7 +106,7 @@ def test_end_on_the_ray_joint_towards_the_pole_reachable_per_d2(rig):
 @PROPERTY_SETTINGS
 @given(rigs())
 def test_solves_are_deterministic_and_container_independent(rig):
-    """Same inputs, same bits (SPEC D7), whether points come as tuples, lists or other sequences."""
+    """Same inputs, same bits (contract D7), whether points come as tuples, lists or other sequences."""
     first = _solve(rig)
     again = _solve(rig)
     as_lists = solve_two_bone_ik(
