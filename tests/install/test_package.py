@@ -79,7 +79,7 @@ def test_zip_packages_are_at_its_root(extension_zip):
 
 
 def test_zip_manifest_is_the_checkout_manifest(extension_zip):
-    """The manifest in the zip is the checkout's, unchanged (id two_bone_ik, version 0.1.0)."""
+    """The manifest in the zip is the checkout's, unchanged, and the zip is named after its id and version."""
     with zipfile.ZipFile(extension_zip) as archive:
         packed = tomllib.loads(archive.read("blender_manifest.toml").decode("utf-8"))
     source = tomllib.loads((REPO / "blender_manifest.toml").read_text(encoding="utf-8"))

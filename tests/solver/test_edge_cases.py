@@ -10,6 +10,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
 
+import numpy as np
 import pytest
 
 from solver import TwoBoneIKResult, solve_two_bone_ik
@@ -185,8 +186,7 @@ class _Vector:
 
 
 def _numpy_array(*coordinates):
-    numpy = pytest.importorskip("numpy")
-    return numpy.array(coordinates, dtype=numpy.float64)
+    return np.array(coordinates, dtype=np.float64)
 
 
 @pytest.mark.parametrize(
