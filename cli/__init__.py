@@ -11,8 +11,8 @@ _handle = None
 
 
 def register() -> None:
-    """Register the command once. A second registration of one id makes Blender disable both (C24),
-    so an earlier registration of ours is removed first."""
+    """Register the command once. A second registration of one id makes Blender disable both, so
+    an earlier registration of ours (a reload) is removed first."""
     global _handle
     unregister()
     _handle = bpy.utils.register_cli_command(COMMAND, execute)

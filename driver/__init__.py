@@ -1,16 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The constraint-like evaluator: chain storage, handlers, armature-space solve and pose write-back."""
+"""The constraint-like evaluator: chain storage, handlers, armature-space solve and pose write-back.
 
-from . import handlers, properties
-
-_modules = (properties, handlers)
-
-
-def register() -> None:
-    for module in _modules:
-        module.register()
-
-
-def unregister() -> None:
-    for module in reversed(_modules):
-        module.unregister()
+Its modules that register something (properties, handlers) are wired by the package root.
+"""

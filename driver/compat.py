@@ -5,20 +5,16 @@ Every difference is decided by testing for the feature, never by comparing ``bpy
 version check breaks on the next release and on back-ports. Each helper says which versions take
 which branch, as measured with the PyPI bpy modules of the compatibility matrix (tools/matrix.sh).
 
-- Bone selection: ``PoseBone.select`` from 5.0, ``Bone.select`` before (C21).
+- Bone selection: ``PoseBone.select`` from 5.0, ``Bone.select`` before.
 - Animation: slotted (layered) actions from 4.4, where F-Curves live in the channelbag of the slot
-  bound to the animated ID; ``Action.fcurves`` on 4.2 and 4.3, removed in 5.0 (C15, C16).
-- gpu: ``POLYLINE_UNIFORM_COLOR`` and ``UNIFORM_COLOR`` are the only line shaders named the same on
-  every supported version; shaders can only be built in a draw callback (C18, C19).
-- UI lists: ``template_list(type="GRID")`` raises TypeError on 5.0; DEFAULT draws everywhere (C25).
-
-It also holds :func:`register_classes_factory`, a drop-in for ``bpy.utils.register_classes_factory``
-that survives a partial earlier registration (C23), the same on every version.
+  bound to the animated ID; ``Action.fcurves`` on 4.2 and 4.3, removed in 5.0.
+- gpu: ``POLYLINE_UNIFORM_COLOR`` is a line shader named the same on every supported version;
+  shaders can only be built in a draw callback.
+- UI lists: ``template_list(type="GRID")`` raises TypeError on 5.0; DEFAULT draws everywhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Final
 
 import bpy
@@ -30,8 +26,7 @@ POSE_BONE_SELECT: bool = "select" in bpy.types.PoseBone.bl_rna.properties
 # Slotted actions (4.4+): anim_utils has the channelbag helpers; Action.fcurves may be gone (5.0+).
 LAYERED_ACTIONS: bool = hasattr(anim_utils, "action_get_channelbag_for_slot")
 
-# Built-in shader names valid on every supported version (the 3D_/2D_ prefixed ones are gone).
-LINE_SHADER = "UNIFORM_COLOR"
+# A built-in shader name valid on every supported version (the 3D_/2D_ prefixed ones are gone).
 WIDE_LINE_SHADER = "POLYLINE_UNIFORM_COLOR"
 
 # The template_list layout that draws on every supported version.
@@ -123,38 +118,6 @@ def new_fcurve(fcurves, data_path: str, index: int = 0, group: str = ""):
         return fcurves.new(data_path, index=index, group_name=group)
     except TypeError:
         return fcurves.new(data_path, index=index)
-
-
-def register_classes_factory(classes: Sequence[type]) -> tuple[Callable[[], None], Callable[[], None]]:
-    """``(register, unregister)`` for ``classes``, like ``bpy.utils.register_classes_factory``, but
-    safe to run after a registration that stopped half-way (C23).
-
-    When an enable fails part-way through ``register()``, Blender drops the extension's top module
-    but keeps its submodules and whatever they registered; the next enable then meets classes that
-    are still registered, and ``bpy.utils.register_class`` raises ValueError ("already registered
-    as a subclass"). Here ``register`` first unregisters a registered class of the same name (this
-    one, or the copy from before a reload), and ``unregister`` skips classes that are not
-    registered, so neither raises on a partial state. Registration order is kept: classes in
-    order, unregistration in reverse.
-    """
-
-    def register() -> None:
-        for cls in classes:
-            if getattr(cls, "is_registered", False):
-                bpy.utils.unregister_class(cls)
-            else:
-                # Operators, panels, menus and lists are also reachable by name (a reloaded copy).
-                registered = getattr(bpy.types, cls.__name__, None)
-                if registered is not None and getattr(registered, "is_registered", False):
-                    bpy.utils.unregister_class(registered)
-            bpy.utils.register_class(cls)
-
-    def unregister() -> None:
-        for cls in reversed(classes):
-            if getattr(cls, "is_registered", False):
-                bpy.utils.unregister_class(cls)
-
-    return register, unregister
 
 
 def autokey(context, struct, paths) -> None:

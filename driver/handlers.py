@@ -126,3 +126,4 @@ def unregister() -> None:
     for handler_list, function in _HANDLERS:
         for existing in [f for f in handler_list if _ours(f, function.__name__)]:
             handler_list.remove(existing)
+    scope.invalidate()  # the cached plans hold references to the file's data

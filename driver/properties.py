@@ -17,7 +17,6 @@ from bpy.props import (
 
 from . import mechanism, readout, scope
 from .bones import unique_name
-from .compat import register_classes_factory
 from .status import STATES
 
 # Chains must survive library overrides of the rig (the collection accepts inserted items).
@@ -235,7 +234,7 @@ class TwoBoneIKSettings(bpy.types.PropertyGroup):
 
 
 classes = (TwoBoneIKChain, TwoBoneIKSettings)
-_register_classes, _unregister_classes = register_classes_factory(classes)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]
 
 
 def register() -> None:

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """User actions on chains (thin: they call driver/). The menu that lists them lives in ui/."""
 
-from .. import cli
-from ..driver.compat import register_classes_factory
+import bpy
+
 from .add import POSE_OT_two_bone_ik_add
 from .apply import POSE_OT_two_bone_ik_apply
 from .bake import POSE_OT_two_bone_ik_bake
@@ -22,16 +22,4 @@ classes = (
     POSE_OT_two_bone_ik_select_target,
     POSE_OT_two_bone_ik_select_pole,
 )
-_register_classes, _unregister_classes = register_classes_factory(classes)
-
-
-def register() -> None:
-    _register_classes()
-    # The headless command runs the same actions; it is registered here so the root wiring stays
-    # as it is (cli.register is idempotent, so listing cli in the root's modules too is harmless).
-    cli.register()
-
-
-def unregister() -> None:
-    cli.unregister()
-    _unregister_classes()
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]  # stub says None

@@ -35,7 +35,7 @@ fi
 # The tests, tools, bench and demo are scripts and test folders, not packages: each folder is its own
 # import root (as pytest and the scripts run them), so each is checked on its own.
 # The Blender-facing ones get the relaxation pyproject.toml gives the extension's Blender layers.
-for path in tests/solver tests/blender tests/install tools bench demo docs; do
+for path in tests/solver tests/static tests/blender tests/install tools bench demo docs; do
   [ -d "$path" ] || continue
   echo "== mypy ($path)"
   extra=()

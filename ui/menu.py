@@ -3,8 +3,6 @@
 
 import bpy
 
-from ..driver.compat import register_classes_factory
-
 
 class VIEW3D_MT_pose_two_bone_ik(bpy.types.Menu):
     """The two-bone IK operators"""
@@ -34,7 +32,7 @@ def _pose_menu(self, context) -> None:
 
 
 classes = (VIEW3D_MT_pose_two_bone_ik,)
-_register_classes, _unregister_classes = register_classes_factory(classes)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]
 
 
 def register() -> None:

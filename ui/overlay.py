@@ -116,11 +116,6 @@ def remove_draw_handler() -> None:
     _shaders.clear()
 
 
-def has_draw_handler() -> bool:
-    """Whether the overlay's draw callback is registered."""
-    return _handle is not None
-
-
 def _redraw(self, context) -> None:
     for window in context.window_manager.windows:
         for area in window.screen.areas:

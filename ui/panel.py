@@ -6,7 +6,7 @@ import textwrap
 import bpy
 
 from ..driver.chains import find_chain, owning_armature
-from ..driver.compat import UI_LIST_TYPE, register_classes_factory
+from ..driver.compat import UI_LIST_TYPE
 from .status import chain_state, status_line
 
 # Roughly how many pixels a character of a label takes, to wrap long status sentences.
@@ -18,10 +18,6 @@ class POSE_UL_two_bone_ik_chains(bpy.types.UIList):
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_property, index=0, flt_flag=0):
         state = chain_state(context, item)
-        if self.layout_type == "GRID":
-            layout.alignment = "CENTER"
-            layout.label(text="", icon=state.icon)
-            return
         row = layout.row(align=True)
         row.prop(item, "enabled", text="")
         row.prop(item, "name", text="", emboss=False)
@@ -118,4 +114,4 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
 
 
 classes = (POSE_UL_two_bone_ik_chains, VIEW3D_PT_two_bone_ik)
-register, unregister = register_classes_factory(classes)
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]  # stub says None

@@ -117,6 +117,18 @@ def exact_state(obj):
         return mechanism_state(obj)
 
 
+def batched_state(obj):
+    """Solve the plan's chains through the batch, none handed back, and return mechanism_state."""
+    driver = package().driver
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    plan = driver.scope.plan(depsgraph)
+    assert sum(len(group.entries) for group in plan.batch.groups) == CHAINS
+    assert driver.batch.evaluate(plan.batch, depsgraph) == []
+    with driver_handlers_off():
+        bpy.context.view_layer.update()
+        return mechanism_state(obj)
+
+
 def assert_same(batched, exact) -> None:
     """Same outputs, and every bone head and tail within 1e-5 x 4 m in world space (the longest
     chain, 2 m, times the largest armature scale)."""
@@ -132,14 +144,7 @@ def test_batched_chains_match_the_exact_path(scene, seed, scale):
     """Every chain batched (nothing handed back), each bone where the exact path puts it, with the same
     status, reachable and too-close flags."""
     obj = random_rig(seed, scale)
-    driver = package().driver
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    plan = driver.scope.plan(depsgraph)
-    assert sum(len(group.entries) for group in plan.batch.groups) == CHAINS
-    assert driver.batch.evaluate(plan.batch, depsgraph) == []
-    with driver_handlers_off():
-        bpy.context.view_layer.update()
-        batched = mechanism_state(obj)
+    batched = batched_state(obj)
     statuses = {status for _, _, status, _, _ in batched}
     assert {"", "No pole: the joint bends as in the rest pose"} <= statuses
     assert any(reachable for *_, reachable, _ in batched) and any(too_close for *_, too_close in batched)
@@ -202,12 +207,4 @@ def test_twist_softness_and_bone_targets_batch_like_the_exact_path(scene):
         if index % 4 == 2:
             chain.pole, chain.pole_bone, chain.pole_head_tail = controls, f"ctl.{index}", rng.random()
     bpy.context.view_layer.update()
-    driver = package().driver
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    plan = driver.scope.plan(depsgraph)
-    assert sum(len(group.entries) for group in plan.batch.groups) == CHAINS
-    assert driver.batch.evaluate(plan.batch, depsgraph) == []
-    with driver_handlers_off():
-        bpy.context.view_layer.update()
-        batched = mechanism_state(obj)
-    assert_same(batched, exact_state(obj))
+    assert_same(batched_state(obj), exact_state(obj))

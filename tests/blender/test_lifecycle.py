@@ -6,6 +6,8 @@ changes, playback-like stepping, still and animation renders), and files, undo, 
 and overridden rigs leave the driver correct.
 """
 
+import importlib
+
 import addon_utils
 import bpy
 import pytest
@@ -26,6 +28,7 @@ from blender_rig import (
     make_leg,
     marker_world,
     our_handlers,
+    package,
     pose_snapshot,
     set_mode,
     setup_marker_render,
@@ -277,6 +280,35 @@ def test_enabling_the_extension_on_an_open_file_solves_it_at_once(scene):
     assert [obj.pose.bones[f"MCH-IK-{name}"].matrix_basis.copy() for name in ("thigh", "shin")] != stale
     assert obj.two_bone_ik.chains[0].status == ""
     assert_solved(obj, (-0.2, 0.1, 0.4), POLE)
+
+
+def test_a_failed_enable_takes_back_what_it_registered(scene, monkeypatch):
+    """A module that fails part-way through its registration (here the menu, after its class):
+    the enable raises, and nothing of the extension stays registered (classes, properties,
+    handlers), so the next enable works and solves."""
+    disable_extension()
+    try:
+        root = package()
+        menu = importlib.import_module(f"{MODULE}.ui.menu")
+
+        def failing_register():
+            bpy.utils.register_class(menu.VIEW3D_MT_pose_two_bone_ik)
+            raise RuntimeError("the menu failed to register")
+
+        monkeypatch.setattr(menu, "register", failing_register)
+        with pytest.raises(RuntimeError, match="the menu failed"):
+            root.register()
+        assert not menu.VIEW3D_MT_pose_two_bone_ik.is_registered
+        assert not any(cls.is_registered for cls in root.operators.classes + root.ui.panel.classes)
+        assert not hasattr(bpy.types.Object, "two_bone_ik")
+        assert all(not found for found in our_handlers().values()), our_handlers()
+        monkeypatch.undo()
+    finally:
+        enable_extension()
+    obj = make_leg()
+    add_chain(obj, make_empty("Target", (0.4, 0.1, 0.3)), make_empty("Pole", POLE))
+    bpy.context.view_layer.update()
+    assert_solved(obj, (0.4, 0.1, 0.3), POLE)
 
 
 def save_leg_file(path, name: str, target_location) -> None:

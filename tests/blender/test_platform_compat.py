@@ -85,34 +85,3 @@ def test_ui_list_type_draws_on_this_version(compat):
     """The list layout the panel uses is one template_list accepts here (GRID is gone in 5.0)."""
     parameter = bpy.types.UILayout.bl_rna.functions["template_list"].parameters["type"]
     assert compat.UI_LIST_TYPE in {item.identifier for item in parameter.enum_items}
-
-
-def test_register_classes_factory_survives_a_partial_registration(compat) -> None:
-    """register() over classes that are still registered (an enable that stopped half-way) does
-    not raise, nor does unregister() over classes that are not registered; each class ends up
-    registered once, then not at all."""
-
-    class TwoBoneIKCompatProbeSettings(bpy.types.PropertyGroup):
-        value: bpy.props.FloatProperty(name="Value")
-
-    class WM_OT_two_bone_ik_compat_probe(bpy.types.Operator):
-        """Probe operator of the compat test"""
-
-        bl_idname = "wm.two_bone_ik_compat_probe"
-        bl_label = "Two-Bone IK Compat Probe"
-
-        def execute(self, context):
-            return {"FINISHED"}
-
-    classes = (TwoBoneIKCompatProbeSettings, WM_OT_two_bone_ik_compat_probe)
-    register, unregister = compat.register_classes_factory(classes)
-    try:
-        bpy.utils.register_class(TwoBoneIKCompatProbeSettings)  # the half-way state
-        register()
-        register()
-        assert all(cls.is_registered for cls in classes)
-        assert bpy.ops.wm.two_bone_ik_compat_probe() == {"FINISHED"}
-    finally:
-        unregister()
-        unregister()
-    assert not any(cls.is_registered for cls in classes)

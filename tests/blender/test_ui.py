@@ -165,7 +165,7 @@ for name in list(STATES) + ["no_chain"]:
         panel.draw(types.SimpleNamespace(layout=popup.layout), bpy.context)
         menu.draw(types.SimpleNamespace(layout=popup.layout), bpy.context)
         settings = obj.two_bone_ik
-        for layout_type in ("DEFAULT", "COMPACT", "GRID"):
+        for layout_type in ("DEFAULT", "COMPACT"):
             for item in settings.chains:
                 chain_list.draw_item(
                     types.SimpleNamespace(layout_type=layout_type), bpy.context, popup.layout.row(), settings,
@@ -236,7 +236,7 @@ def test_overlay_draws_nothing_for_unsolved_chains(scene, name):
 def test_overlay_handler_lifecycle(scene):
     """No handler or shader in background; add/remove are idempotent; disabling leaves nothing."""
     overlay = package().ui.overlay
-    assert not overlay.has_draw_handler()
+    assert overlay._handle is None
     assert bpy.context.window_manager.two_bone_ik_show_overlay
     rig()
     bpy.context.window_manager.two_bone_ik_show_overlay = False
@@ -244,18 +244,18 @@ def test_overlay_handler_lifecycle(scene):
     assert overlay._shaders == {}
     overlay.add_draw_handler()
     overlay.add_draw_handler()
-    assert overlay.has_draw_handler()
+    assert overlay._handle is not None
     bpy.context.window_manager.two_bone_ik_show_overlay = True
     addon_utils.disable(MODULE, default_set=True)
-    assert not overlay.has_draw_handler()
+    assert overlay._handle is None
     assert not hasattr(bpy.types.WindowManager, "two_bone_ik_show_overlay")
     overlay.remove_draw_handler()  # a second remove: no ValueError
     assert addon_utils.enable(MODULE, default_set=True, handle_error=None) is not None
     overlay = package().ui.overlay
     overlay.add_draw_handler()
     bpy.ops.wm.read_homefile(use_empty=True)
-    assert overlay.has_draw_handler()  # draw handlers belong to the session, not the file
+    assert overlay._handle is not None  # draw handlers belong to the session, not the file
     addon_utils.disable(MODULE, default_set=True)
-    assert not overlay.has_draw_handler()
+    assert overlay._handle is None
     assert addon_utils.enable(MODULE, default_set=True, handle_error=None) is not None
-    assert not package().ui.overlay.has_draw_handler()
+    assert package().ui.overlay._handle is None

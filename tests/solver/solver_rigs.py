@@ -14,7 +14,17 @@ import random
 from typing import NamedTuple
 
 import numpy as np
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+# The property tests' settings: many examples, reproducible, no example database.
+PROPERTY_SETTINGS = settings(
+    max_examples=150,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 class Rig(NamedTuple):

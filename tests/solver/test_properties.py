@@ -10,19 +10,11 @@ a few ulps of that threshold are exempt from it: floating point may decide eithe
 
 import math
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from solver_reference import solve_reference
-from solver_rigs import rigs
+from solver_rigs import PROPERTY_SETTINGS, rigs
 
 from solver import solve_two_bone_ik
-
-PROPERTY_SETTINGS = settings(
-    max_examples=150,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 
 # A decision this close (relative) to its threshold may go either way in floating point.
 DECISION_BAND = 1e-12

@@ -8,19 +8,12 @@ import math
 import pathlib
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from solver_rigs import random_rigs, rigs
+from solver_rigs import PROPERTY_SETTINGS, random_rigs, rigs
 
 from solver import solve_two_bone_ik
 
-PROPERTY_SETTINGS = settings(
-    max_examples=150,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 DIGESTS = pathlib.Path(__file__).parent / "data" / "solve_digests.json"
 
 
