@@ -377,10 +377,9 @@ def marker_world(path, center, size: float = 2.0):
 
 
 def exited_cleanly(returncode: int) -> bool:
-    """Whether a Blender process ended as it should: status 0. The bpy 4.2 module alone crashes
-    while exiting (SIGSEGV) once any property with a Python callback was registered, the
-    extension's included (docs/blender-4.2-exit-crash.md); on every later version a crash fails."""
-    return returncode == 0 or (bpy.app.version < (4, 5, 0) and returncode in (-11, 139))
+    """Whether a Blender process ended as it should: status 0 on every supported version (a crash
+    or hang at exit fails; docs/blender-4.2-exit-crash.md)."""
+    return returncode == 0
 
 
 def run_blender(code: str, timeout: float = 180.0):

@@ -281,12 +281,6 @@ def test_commands_refuse_bad_frames_outputs_and_chains_in_one_line(scene, tmp_pa
     assert not out.exists() and not missing.exists()
 
 
-@pytest.mark.xfail(
-    bpy.app.version < (4, 5, 0),
-    reason="bpy 4.2 exits with SIGSEGV after any callback property was registered "
-    "(docs/blender-4.2-exit-crash.md)",
-    strict=True,
-)
 def test_command_from_a_checkout_runs_as_the_readme_says(scene, tmp_path):
     """``bash tools/two-bone-ik ...`` (the README's command for a machine with no Blender) bakes and
     reports a saved file with the command's own output and exit status, on this Blender version."""

@@ -7,7 +7,7 @@ import importlib
 
 import bpy
 import pytest
-from blender_rig import MODULE, make_empty, make_leg, set_mode
+from blender_rig import MODULE, make_empty, make_leg, run_blender, set_mode
 
 
 @pytest.fixture
@@ -85,3 +85,26 @@ def test_ui_list_type_draws_on_this_version(compat):
     """The list layout the panel uses is one template_list accepts here (GRID is gone in 5.0)."""
     parameter = bpy.types.UILayout.bl_rna.functions["template_list"].parameters["type"]
     assert compat.UI_LIST_TYPE in {item.identifier for item in parameter.enum_items}
+
+
+@pytest.mark.parametrize("disable", [False, True], ids=["left-enabled", "disabled"])
+def test_a_process_that_enabled_the_extension_exits_with_status_0(disable):
+    """Enable the extension, solve a leg, (disable it,) and let the script end: the process exits
+    0 on every supported Blender. bpy 4.2 crashed at exit here and 4.5 could hang, because Blender
+    kept our module globals and so bpy alive past Python's shutdown (docs/blender-4.2-exit-crash.md)."""
+    process = run_blender(
+        f"""
+        import addon_utils
+        from blender_rig import add_chain, make_empty, make_leg, world_tail
+        bpy.ops.wm.read_homefile(use_empty=True)
+        obj = make_leg()
+        add_chain(obj, make_empty("Target", (0.2, 0.1, 0.3)), make_empty("Pole", (0, 1, 0.5)))
+        bpy.context.view_layer.update()
+        print("TAIL", *(round(c, 4) for c in world_tail(obj, "shin")))
+        if {disable!r}:
+            addon_utils.disable(package().__name__, default_set=True)
+        """,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stdout[-2000:] + process.stderr[-2000:]
+    assert "TAIL 0.2 0.1 0.3" in process.stdout

@@ -13,6 +13,7 @@ Usage: python installed_session.py ZIP REPORT_JSON [lifecycle|partial]
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import importlib
 import json
@@ -20,6 +21,7 @@ import os
 import pathlib
 import sys
 import traceback
+import types
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -75,6 +77,15 @@ class Registrations:
         draw_add, draw_remove = space.draw_handler_add, space.draw_handler_remove
         cli_add, cli_remove = bpy.utils.register_cli_command, bpy.utils.unregister_cli_command
         timer_add = bpy.app.timers.register
+        # Put back at the end: wrappers left on Blender's types would keep this script's globals,
+        # and so bpy, alive past Python's shutdown (docs/blender-4.2-exit-crash.md).
+        self.originals = (
+            (space, "draw_handler_add", draw_add),
+            (space, "draw_handler_remove", draw_remove),
+            (bpy.utils, "register_cli_command", cli_add),
+            (bpy.utils, "unregister_cli_command", cli_remove),
+            (bpy.app.timers, "register", timer_add),
+        )
 
         def draw_handler_add(callback, *args, **kwargs):
             handle = draw_add(callback, *args, **kwargs)
@@ -109,6 +120,10 @@ class Registrations:
 
     def live_timers(self) -> int:
         return sum(bpy.app.timers.is_registered(function) for function in self.timers)
+
+    def restore(self) -> None:
+        for owner, name, original in self.originals:
+            setattr(owner, name, original)
 
 
 registrations = Registrations()
@@ -386,11 +401,18 @@ report["user_files_of_ours"] = sorted(
 )
 REPORT.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
 print("installed_session: report written", flush=True)
-# The bpy 4.2 and 4.5 modules cannot end this session themselves: after installing and uninstalling
-# an extension, 4.2 crashes while exiting and 4.5 waits for ever in a static destructor (its
-# delayed file-close thread): docs/blender-4.2-exit-crash.md. The report is complete, so those two
-# leave at once; 5.0 and later exit normally, where a crash fails the test.
-if bpy.app.version < (5, 0, 0):
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+# The session ends normally on every version, and a crash or hang at exit fails the test. What this
+# script itself leaves in Blender would keep bpy alive past Python's shutdown, where 4.2 crashes and
+# 4.5 hangs (docs/blender-4.2-exit-crash.md): its wrappers, and the timer Reload Scripts registers
+# (a function from a "<blender string>" that a headless session never runs).
+BLENDER_STRING = "<blender string>"
+registrations.restore()
+for leftover in gc.get_objects():
+    if (
+        isinstance(leftover, types.FunctionType)
+        and leftover.__globals__.get("__file__") == "<blender string>"
+    ):
+        if bpy.app.timers.is_registered(leftover):
+            bpy.app.timers.unregister(leftover)
+        leftover.__globals__.clear()
+print("installed_session: exiting normally", flush=True)

@@ -114,7 +114,7 @@ def make_rig(
             "at_root": 0.0,
             "near_root": 1e-12 * reach * fraction,
         }[distance_kind]
-        norm = math.sqrt(sum(c * c for c in direction))
+        norm = math.hypot(*direction)  # not sum(): Python 3.12 made it compensated, and rigs must not vary
         direction = tuple(c / norm for c in direction) if norm > 1e-3 else (1.0, 0.0, 0.0)
         target = [r + distance * c for r, c in zip(root, direction, strict=True)]
 
