@@ -69,7 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     for name, text in (
         ("bake", "Key the chain bones' rotations over a frame range, then disable the chains."),
-        ("report", "Per chain and frame: reachable, too close, shortfall and status, as CSV or JSON."),
+        (
+            "report",
+            "Per chain and frame: state, reachable, too close, shortfall and its cause, and status, "
+            "as CSV or JSON.",
+        ),
     ):
         action = actions.add_parser(name, help=text, description=text)
         action.add_argument(

@@ -260,7 +260,9 @@ def marker(name: str, parent, radius: float, colour_key: str) -> None:
         colour_key,
     )
     obj.parent = parent
-    obj.location = (0.0, MARKER_DEPTH, 0.0)
+    # MARKER_DEPTH toward the camera in world space, whatever way the empty is turned (the target
+    # takes the foot's rotation when the chain is added).
+    obj.location = parent.matrix_world.to_3x3().inverted() @ Vector((0.0, MARKER_DEPTH, 0.0))
 
 
 def build_scene():
@@ -356,6 +358,17 @@ def mesh_tip(obj, depsgraph) -> Vector:
         evaluated.to_mesh_clear()
 
 
+def misplaced_markers(depsgraph, target: Vector, pole: Vector) -> list[str]:
+    """Each marker must sit right in front of its empty, so the picture shows where the target and
+    pole are."""
+    messages = []
+    for marker_name, point in (("Target Marker", target), ("Pole Marker", pole)):
+        placed = bpy.data.objects[marker_name].evaluated_get(depsgraph).matrix_world.translation
+        if distance(placed, point + Vector((0.0, MARKER_DEPTH, 0.0))) > TOLERANCE:
+            messages.append(f"the {marker_name} is {distance(placed, point):.3g} m from its empty")
+    return messages
+
+
 def check_frame(armature, chain, solve, expected: str | None) -> tuple[dict, list[str]]:
     """Read the evaluated chain at the current frame; returns (table row, failures)."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
@@ -403,8 +416,10 @@ def check_frame(armature, chain, solve, expected: str | None) -> tuple[dict, lis
     shortfall = (end - target).length
     if chain.reachable and shortfall > TOLERANCE:
         fail(f"reachable, but the end is {shortfall:.3g} m from the target")
-    if abs(chain.shortfall - (0.0 if chain.reachable else shortfall)) > TOLERANCE:
+    if abs(chain.shortfall - shortfall) > TOLERANCE:
         fail(f"chain.shortfall {chain.shortfall:.6f} m, measured {shortfall:.6f} m")
+    for message in misplaced_markers(depsgraph, target, pole):
+        fail(message)
     too_close = not chain.reachable and reach < FOLD
     if chain.too_close != too_close:
         fail(f"chain.too_close is {chain.too_close}, the distance {reach:.4f} m says {too_close}")

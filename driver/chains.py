@@ -7,10 +7,12 @@ objects through the chain's pointers, each time.
 
 from __future__ import annotations
 
+import re
+
 import bpy
 from mathutils import Matrix, Vector
 
-from . import evaluate, mechanism, pose
+from . import compat, evaluate, mechanism, pose
 from .bones import unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .evaluate import ChainError, chain_bones, end_bone
@@ -292,6 +294,25 @@ def _used_elsewhere(empty, obj, index: int) -> bool:
     return False
 
 
+_CHAIN_PATH = re.compile(r"two_bone_ik\.chains\[(\d+)\]")
+
+
+def _renumber_animation(obj, removed: int) -> None:
+    """Keys and drivers on chain settings address a chain by position (``two_bone_ik.chains[2].twist``):
+    with chain ``removed`` gone, its F-Curves go too and later chains' move down one, so every
+    chain keeps its own animation (as Blender does for a deleted constraint)."""
+    for fcurves in compat.animation_fcurves(obj):
+        for fcurve in list(fcurves):
+            match = _CHAIN_PATH.match(fcurve.data_path)
+            if match is None:
+                continue
+            number = int(match.group(1))
+            if number == removed:
+                fcurves.remove(fcurve)
+            elif number > removed:
+                fcurve.data_path = f"two_bone_ik.chains[{number - 1}]{fcurve.data_path[match.end() :]}"
+
+
 def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
     """Remove chain ``index`` of ``obj`` and its mechanism; the bones show the animator's pose (their
     channels were never written).
@@ -325,6 +346,7 @@ def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
                 doomed.append(empty)
     settings = obj.two_bone_ik
     settings.chains.remove(index)
+    _renumber_animation(obj, index)
     for later, chain in enumerate(settings.chains[index:], start=index):
         mechanism.sync(obj, chain, later)  # their drivers read them by position, one less now
     settings.active_chain_index = max(0, min(settings.active_chain_index, len(settings.chains) - 1))

@@ -100,6 +100,27 @@ def action_fcurves(id_data, create: bool = False):
     return None if channelbag is None else channelbag.fcurves
 
 
+def animation_fcurves(id_data) -> list:
+    """Every F-Curve collection that animates ``id_data``: its drivers, its action's and each NLA
+    strip's (on 4.4+ the channelbag of the slot bound to it, on 4.2-4.3 ``action.fcurves``)."""
+    animation_data = id_data.animation_data
+    if animation_data is None:
+        return []
+    found = [animation_data.drivers]
+    users = [animation_data] + [strip for track in animation_data.nla_tracks for strip in track.strips]
+    for user in users:
+        action = user.action
+        if action is None:
+            continue
+        if not LAYERED_ACTIONS:
+            found.append(action.fcurves)
+        elif user.action_slot is not None:
+            channelbag = anim_utils.action_get_channelbag_for_slot(action, user.action_slot)
+            if channelbag is not None:
+                found.append(channelbag.fcurves)
+    return found
+
+
 def new_fcurve(fcurves, data_path: str, index: int = 0, group: str = ""):
     """Find or make the F-Curve for ``data_path[index]`` in ``fcurves`` (from :func:`action_fcurves`),
     in channel group ``group`` where the version supports groups on new F-Curves.

@@ -407,6 +407,34 @@ def test_remove_a_named_chain(scene):
         run(bpy.ops.pose.two_bone_ik_remove, obj, chain="gone")
 
 
+def test_remove_keeps_each_chains_animation(scene):
+    """Keys and drivers on chain settings address chains by position: removing the first chain
+    deletes its keys and moves the second chain's, so it keeps playing its own twist."""
+    obj = make_legs()
+    first = add_chain(obj, make_empty("Target.L", (0.2, 1.5, 0.5)), None, "thigh.L", "shin.L")
+    second = add_chain(obj, make_empty("Target.R", (-0.2, 1.5, 0.5)), None, "thigh.R", "shin.R")
+    for chain, values in ((first, (0.1, 0.2)), (second, (0.7, 0.9))):
+        for frame, value in zip((1, 11), values, strict=True):
+            chain.twist = value
+            chain.keyframe_insert("twist", frame=frame)
+    driver = obj.driver_add("two_bone_ik.chains[1].softness").driver
+    driver.expression = "0.25"
+    obj.two_bone_ik.active_chain_index = 0
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
+    (remaining,) = obj.two_bone_ik.chains
+    paths = sorted(
+        fcurve.data_path
+        for fcurves in package().driver.compat.animation_fcurves(obj)
+        for fcurve in fcurves
+        if "two_bone_ik" in fcurve.data_path
+    )
+    assert paths == ["two_bone_ik.chains[0].softness", "two_bone_ik.chains[0].twist"]
+    bpy.context.scene.frame_set(11)
+    assert remaining.lower_bone == "shin.R"
+    assert remaining.twist == pytest.approx(0.9)
+    assert remaining.softness == pytest.approx(0.25)
+
+
 def test_remove_undo_and_redo(scene):
     """Undo brings the chain and its empties back, solving; redo removes them again."""
     obj = base_rig()
