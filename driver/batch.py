@@ -234,7 +234,7 @@ def _gather(groups, depsgraph, fallback: list) -> _Rows:
                 target_source is None
                 or target_source == obj
                 or pole_source == obj
-                or not math.isfinite(chain.influence)
+                or not math.isfinite(chain.influence + chain.twist + chain.softness)
                 or not (
                     default_flags[entry.bone_data[0]] and default_flags[entry.bone_data[1]]
                     if default_flags is not None
@@ -390,9 +390,10 @@ def evaluate(batch: Batch, depsgraph) -> list:
             "nij,nij->ni", rotation - current[:, :3, :3], rotation - current[:, :3, :3]
         )
         location_change = np.einsum("ni,ni->n", location - current[:, :3, 3], location - current[:, :3, 3])
-        scaled = np.abs(_scales_squared(current[:, :3, :3]) - 1.0).max(axis=1) > 1e-6
-        relocate = location_change > (pose.LOCATION_EPSILON * length) ** 2
-        stale = np.flatnonzero((rotation_change.max(axis=1) > pose.ROTATION_EPSILON**2) | relocate | scaled)
+        # "not <=", so that a NaN in a mechanism bone (a broken value to replace) counts as changed.
+        scaled = ~(np.abs(_scales_squared(current[:, :3, :3]) - 1.0).max(axis=1) <= 1e-6)
+        relocate = ~(location_change <= (pose.LOCATION_EPSILON * length) ** 2)
+        stale = np.flatnonzero(~(rotation_change.max(axis=1) <= pose.ROTATION_EPSILON**2) | relocate | scaled)
         quaternions, locations = quaternion[stale].tolist(), location[stale].tolist()
         for row, q, loc, moved, rescaled in zip(
             stale.tolist(),

@@ -57,6 +57,8 @@ def _source(moved: Moved, obj, chain, which: str, in_layer: bool = False) -> Mat
     bone_name = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
     if source == obj and not bone_name:
         raise ChainError(f"The {which} is this armature: pick one of its control bones as {which} bone")
+    if source == obj and bone_name.startswith(mechanism.BONE_PREFIX):
+        raise ChainError(f"The {which} bone '{bone_name}' is a chain's mechanism bone: pick a control bone")
     if in_layer and disabled(source, moved.depsgraph):
         raise ChainError(f"The {which} '{source.name}' is disabled in the viewport: keeping the last pose")
     if not bone_name:
@@ -133,6 +135,10 @@ def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tup
             raise ChainError("Target has a zero or non-finite scale or rotation: keeping the last pose")
     if not math.isfinite(chain.influence):
         raise ChainError("Influence is not a number: set it between 0 and 1")
+    if not math.isfinite(chain.twist):
+        raise ChainError("Twist is not a number: set an angle")
+    if not math.isfinite(chain.softness):
+        raise ChainError("Softness is not a number: set it between 0 and 1")
 
     obj_eval = obj.evaluated_get(moved.depsgraph)
     world = moved.world(obj)
@@ -173,15 +179,27 @@ def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tup
     reachable = solver_reachable
     constrained = _constrained_bone(upper_eval, lower_eval)
     if constrained and chain.enabled and chain.influence >= 1.0:
-        # Other constraints move the bones after ours: judge reach by the evaluated pose (it
-        # reflects the previous write, so it settles one update later), never a false "reachable".
-        miss = (world @ lower_eval.tail - target_matrix.translation).length
-        if miss > 10 * SOLVER_TOLERANCE * length * max(abs(v) for v in world.to_scale()):
+        # Other constraints move the bones after ours: compare the evaluated end with where the
+        # evaluated mechanism alone puts it (armature space, the same evaluation), so a constraint
+        # that changes nothing is no miss; never a false "reachable" when one does.
+        if (
+            lower_eval.tail
+            - _mechanism_end(bones_eval, upper_eval, lower_eval, (mechanism_upper, mechanism_lower))
+        ).length > SHEAR_TOLERANCE * length:
             reachable = False
             status = Status(
                 "OFF_TARGET", f"Constraints on '{constrained}' move the chain: its end misses the target"
             )
     return status, reachable, too_close
+
+
+def _mechanism_end(bones_eval, upper_eval, lower_eval, mechanism_names) -> Vector:
+    """Armature-space end of the chain as its evaluated mechanism bones alone pose it (the Copy
+    Transforms copy their local transforms onto the chain bones)."""
+    mechanism_upper, mechanism_lower = (bones_eval[name].matrix_basis for name in mechanism_names)
+    parent = upper_eval.parent.matrix if upper_eval.parent is not None else None
+    upper = pose.to_pose(upper_eval.bone, mechanism_upper, parent)
+    return pose.to_pose(lower_eval.bone, mechanism_lower, upper) @ Vector((0.0, lower_eval.bone.length, 0.0))
 
 
 def _flags(bone) -> tuple:

@@ -29,10 +29,12 @@ def differs(first: Matrix, second: Matrix, length: float) -> bool:
     """
     difference = first - second
     first_row, second_row, third_row, _ = difference  # type: ignore[misc]  # a Matrix iterates by rows
-    # A row's length bounds each of its entries: cheaper than visiting the nine entries.
-    if max(first_row.xyz.length, second_row.xyz.length, third_row.xyz.length) > ROTATION_EPSILON:
+    # A row's length bounds each of its entries: cheaper than visiting the nine entries. Written as
+    # "not <=" so that a NaN (a broken value to replace) counts as a difference.
+    rows = (first_row.xyz.length, second_row.xyz.length, third_row.xyz.length)
+    if not all(row <= ROTATION_EPSILON for row in rows):
         return True
-    return difference.translation.length > LOCATION_EPSILON * length
+    return not difference.translation.length <= LOCATION_EPSILON * length
 
 
 def invertible(matrix: Matrix) -> bool:
@@ -94,7 +96,8 @@ def solved_normal(
     else:
         side = pole_hint - root
         if twist:
-            side = Quaternion(forward.normalized(), twist) @ side
+            # Reduced in float64 first: mathutils turns the angle in float32.
+            side = Quaternion(forward.normalized(), math.remainder(twist, math.tau)) @ side
     normal = side.cross(forward)
     scale = side.length * forward.length
     if scale > 0.0 and normal.length > PARALLEL * scale:

@@ -15,6 +15,7 @@ from mathutils import Vector
 from .status import SHEAR_TOLERANCE, STATE_CODES
 
 ORIGIN = (0.0, 0.0, 0.0)
+FLOAT32_MAX = 3.4028234663852886e38
 
 # chain.shortfall_cause items, in the order they are checked (the first that applies).
 CAUSES = (
@@ -78,14 +79,14 @@ def shortfall(chain) -> float:
         return 0.0
     # In float64: mathutils is float32 and a far target's squared distance would overflow.
     distance = math.dist(end(chain), point.to_tuple())
-    return distance if math.isfinite(distance) else 0.0
+    return min(distance, FLOAT32_MAX) if math.isfinite(distance) else 0.0  # the property is float32
 
 
 def shortfall_cause(chain) -> int:
     """The code of the first of CAUSES that applies to the chain's shortfall ("NONE" when the end
     is on the target within float32 noise)."""
     bone = _lower(chain)
-    if bone is None or chain.state_code == STATE_CODES["ERROR"]:
+    if bone is None or chain.state_code == STATE_CODES["ERROR"] or target_point(chain) is None:
         return _CAUSE_CODES["NOT_SOLVED"]
     upper = chain.id_data.pose.bones.get(chain.upper_bone)
     world = chain.id_data.matrix_world

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import math
 
-from mathutils import Matrix
+from mathutils import Matrix, Quaternion, Vector
 
+from ..solver import solve_two_bone_ik
 from . import evaluate, pose, visual
 from .chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
 from .evaluate import ChainError, chain_bones, evaluate_chain
+from .status import SOLVER_TOLERANCE
 
 
 def controlled(chain, which: str):
@@ -253,12 +255,43 @@ def _place(context, chain, which: str, point, rotation: Matrix | None = None) ->
         if _placed(current, wanted, False):
             raise ChainError(
                 f"The {which} '{name}' cannot be turned to the end bone's FK rotation: a constraint holds "
-                "its rotation; nothing was snapped"
+                "its rotation, or its parents' uneven scale shears it; nothing was snapped"
             )
         raise ChainError(
             f"The {which} '{name}' cannot be put on the FK pose ({_off(current, wanted):.3g} off): a "
             "constraint holds it there, or it is a connected bone; nothing was snapped"
         )
+
+
+def _undo_settings(chain, root: Vector, joint: Vector, end: Vector, pole: Vector) -> tuple[Vector, Vector]:
+    """(target, pole), armature space, that make the chain's solve with its twist and softness give
+    back the FK pose (root, joint, end): the pole turned back by the twist about root -> end, and
+    with softness the target moved out along root -> end to where the soft end lands on the FK tip
+    (by bisection on the solver's own result: the soft curve never reaches full extension, so a
+    straight FK leg gets a target far enough out for the end to be on the tip to float precision)."""
+    axis = end - root
+    wanted = axis.length
+    if not wanted > 0.0:
+        return end, pole
+    if chain.twist:
+        turn = Quaternion(axis.normalized(), -math.remainder(chain.twist, math.tau))
+        pole = root + turn @ (pole - root)
+    if not chain.softness:
+        return end, pole
+    upper, lower = (joint - root).length, (end - joint).length
+
+    def reached(distance: float) -> float:
+        target = root + axis * (distance / wanted)
+        result = solve_two_bone_ik(
+            root, target, pole, upper, lower, tolerance=SOLVER_TOLERANCE, softness=chain.softness
+        )
+        return math.dist(result.end, (root.x, root.y, root.z))
+
+    near, far = wanted, wanted + 60.0 * (upper + lower)
+    for _ in range(80):
+        middle = 0.5 * (near + far)
+        near, far = (middle, far) if reached(middle) < wanted else (near, middle)
+    return root + axis * (far / wanted), pole
 
 
 def snap_ik_to_fk(context, obj, chain) -> None:
@@ -295,9 +328,10 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     pole = pole_point(joint, side, length)
     if not math.isfinite(end.length + pole.length):  # NaN or inf in either
         raise ChainError("The FK pose is at a non-finite position: nothing to snap to")
+    tip, pole = _undo_settings(chain, root, joint, end, pole)
     target = controlled(chain, "target")
     target_before = _channels(target)
-    _place(context, chain, "target", world @ end, rotation)
+    _place(context, chain, "target", world @ tip, rotation)
     if chain.pole is not None:
         try:
             _place(context, chain, "pole", world @ pole)

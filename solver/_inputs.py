@@ -36,8 +36,8 @@ def not_a_point(value: Any) -> bool:
     return isinstance(value, _NOT_POINT) or is_masked(value)
 
 
-def real(value: Any, name: str, minimum: float = -LIMIT) -> float:
-    """``value`` as a float from ``minimum`` to 1e40, else ValueError naming ``name``."""
+def real(value: Any, name: str, minimum: float = -LIMIT, maximum: float = LIMIT) -> float:
+    """``value`` as a float from ``minimum`` to ``maximum``, else ValueError naming ``name``."""
     if type(value) is not float:
         if value is None or isinstance(value, _NOT_REAL) or is_masked(value):
             raise ValueError(f"{name} must be a real number, got {value!r}")
@@ -45,8 +45,8 @@ def real(value: Any, name: str, minimum: float = -LIMIT) -> float:
             value = float(value)
         except (TypeError, ValueError, OverflowError):
             raise ValueError(f"{name} must be a real number, got {value!r}") from None
-    if not minimum <= value <= LIMIT:
-        raise ValueError(f"{name} must be finite and from {minimum:g} to {LIMIT:g}, got {value!r}")
+    if not minimum <= value <= maximum:
+        raise ValueError(f"{name} must be finite and from {minimum:g} to {maximum:g}, got {value!r}")
     return value
 
 
@@ -66,10 +66,8 @@ def point(value: Any, name: str) -> tuple[float, float, float]:
 def settings(tolerance: Any, twist: Any, softness: Any) -> tuple[float, float, float]:
     """The keyword settings, checked in this order: tolerance >= 0 (below TINY it is TINY), twist,
     0 <= softness <= 1."""
-    if type(tolerance) is float and TINY <= tolerance <= LIMIT and twist == 0.0 and softness == 0.0:
-        return tolerance, 0.0, 0.0  # the common case (twist and softness of any number type at 0)
+    if type(tolerance) is float and type(twist) is float and type(softness) is float:
+        if TINY <= tolerance <= LIMIT and twist == 0.0 and softness == 0.0:
+            return tolerance, 0.0, 0.0  # the common case: the defaults
     tolerance = max(real(tolerance, "tolerance", 0.0), TINY)
-    twist = real(twist, "twist")
-    if not 0.0 <= (softness := real(softness, "softness", 0.0)) <= 1.0:
-        raise ValueError(f"softness must be between 0 and 1, got {softness!r}")
-    return tolerance, twist, softness
+    return tolerance, real(twist, "twist"), real(softness, "softness", 0.0, 1.0)

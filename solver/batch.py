@@ -74,10 +74,10 @@ def solve_two_bone_ik_batch(
     points = [
         _array(value, name, 2) for value, name in zip((roots, targets, pole_hints), _POINTS, strict=True)
     ]
-    count = points[0].shape[0]
+    count = points[0].shape[0] if points[0].ndim == 2 else -1
     for array, name in zip(points, _POINTS, strict=True):
         if array.shape != (count, 3):
-            raise ValueError(f"{name} must have shape ({count}, 3), got {array.shape}")
+            raise ValueError(f"{name} must have shape (N, 3), N as in roots, got {array.shape}")
     rows = [
         _per_row(value, name, count)
         for value, name in zip(
@@ -216,14 +216,11 @@ def _check_rows(points: list[np.ndarray], rows: list[np.ndarray]) -> None:
     """ValueError for the first bad row, naming what the scalar form would (D4)."""
     a, b, twist, softness = rows
     if (
-        all(np.abs(p).max(initial=0.0) <= LIMIT for p in points)
-        and min(a.min(initial=0.0), b.min(initial=0.0)) >= 0.0
-        and max(a.max(initial=0.0), b.max(initial=0.0), np.abs(twist).max(initial=0.0)) <= LIMIT
-        and (a + b).min(initial=TINY) >= TINY
-        and softness.min(initial=0.0) >= 0.0
-        and softness.max(initial=0.0) <= 1.0
+        all(bool((np.abs(p) <= LIMIT).all()) for p in (*points, a, b, twist))
+        and bool(((a >= 0.0) & (b >= 0.0) & (a + b >= TINY)).all())
+        and bool(((softness >= 0.0) & (softness <= 1.0)).all())
     ):
-        return  # every row is good: one pass over each array (a NaN fails a comparison)
+        return  # every row is good (a NaN fails every comparison)
     checks = [
         (_outside(p).any(axis=1), f"{name}[{{}}] must be finite and from -1e+40 to 1e+40")
         for p, name in zip(points, _POINTS, strict=True)
@@ -234,7 +231,7 @@ def _check_rows(points: list[np.ndarray], rows: list[np.ndarray]) -> None:
     ]
     checks.append((~(a + b >= TINY), "upper_lengths[{}] + lower_lengths must be at least 1e-30"))
     checks.append((_outside(twist), "twist[{}] must be finite and from -1e+40 to 1e+40"))
-    checks.append((~((softness >= 0.0) & (softness <= 1.0)), "softness[{}] must be between 0 and 1"))
+    checks.append((~((softness >= 0.0) & (softness <= 1.0)), "softness[{}] must be finite and from 0 to 1"))
     row, order = min((int(np.argmax(mask)), order) for order, (mask, _) in enumerate(checks) if mask.any())
     raise ValueError(checks[order][1].format(row))
 

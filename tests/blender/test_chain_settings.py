@@ -188,3 +188,79 @@ def test_state_is_read_only(scene):
     _, chain = leg()
     with pytest.raises(AttributeError):
         chain.state = "ERROR"
+
+
+@pytest.fixture
+def batched(monkeypatch):
+    """Batch even one chain (the driver batches from batch.MIN_CHAINS, where it starts to pay)."""
+    driver = package().driver
+    monkeypatch.setattr(driver.batch, "MIN_CHAINS", 1)
+    driver.scope.invalidate()
+    yield
+    driver.scope.invalidate()
+
+
+@pytest.mark.parametrize("path", ["exact", "batched"])
+@pytest.mark.parametrize("setting", ["twist", "softness"])
+def test_a_setting_that_is_not_a_number_is_a_status_and_the_pose_is_kept(scene, request, path, setting):
+    """NaN typed into twist or softness by script: the chain says so, keeps its last pose (nothing
+    non-finite is written), and solves again once the value is fixed."""
+    if path == "batched":
+        request.getfixturevalue("batched")
+    obj, chain = leg()
+    before = world_tail(obj, "shin").copy()
+    setattr(chain, setting, math.nan)
+    chain.target.location = (0.1, 0.3, 0.2)
+    update()
+    assert chain.state == "ERROR" and setting.capitalize() in chain.status, chain.status
+    assert_close(world_tail(obj, "shin"), before, TOLERANCE)
+    setattr(chain, setting, 0.0)
+    update()
+    assert chain.state == "OK"
+    _, end, _ = expected_world(obj, (0.1, 0.3, 0.2), POLE)
+    assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+
+
+@pytest.mark.parametrize("path", ["exact", "batched"])
+def test_a_non_finite_mechanism_pose_is_rewritten(scene, request, path):
+    """A mechanism bone holding NaN (a broken file, a script) is replaced by the solve on the next
+    update, even though nothing the chain reads changed."""
+    if path == "batched":
+        request.getfixturevalue("batched")
+    obj, _ = leg()
+    obj.pose.bones["MCH-IK-thigh"].rotation_quaternion = (math.nan, 0.0, 0.0, 0.0)
+    obj.pose.bones["MCH-IK-shin"].location = (math.nan, 0.0, 0.0)
+    package().driver.scope.invalidate()
+    update()
+    _, end, _ = expected_world(obj, TARGET, POLE)
+    assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+
+
+@pytest.mark.parametrize(
+    "target, softness, cause",
+    [((0.0, 2.0, 0.5), 0.0, "TOO_FAR"), (None, 0.3, "SOFTNESS"), (TARGET, 0.0, "NONE")],
+    ids=["out-of-reach", "soft", "on-target"],
+)
+def test_a_constraint_that_changes_nothing_changes_no_readout(scene, target, softness, cause):
+    """A Limit Rotation on the shin that limits nothing: the readouts are those of the plain chain
+    (reach, softness), not "constraints move the chain"."""
+    obj, chain = leg()
+    obj.pose.bones["shin"].constraints.new("LIMIT_ROTATION")
+    if target is None:
+        reach = 2 * (Vector((0, 0.05, 0.5)) - Vector((0, 0, 1))).length
+        target = Vector((0, 0, 1)) + Vector((0.3, 0.4, -1.0)).normalized() * reach
+    chain.target.location = target
+    chain.softness = softness
+    for _ in range(3):
+        update()
+        assert chain.state == "OK", chain.status
+        assert chain.shortfall_cause == cause
+        assert chain.reachable is (cause != "TOO_FAR")
+
+
+def test_the_chains_own_mechanism_bone_as_target_is_a_status(scene):
+    """A mechanism bone picked as the target (it follows the solve) is refused with a status."""
+    obj, chain = leg()
+    chain.target, chain.target_bone = obj, "MCH-IK-shin"
+    update()
+    assert chain.state == "ERROR" and "mechanism bone" in chain.status

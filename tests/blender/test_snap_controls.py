@@ -44,11 +44,12 @@ def child_of(empty, parent) -> None:
     constraint.inverse_matrix = Matrix.Identity(4)
 
 
-def assert_enabling_moves_nothing(obj, chain) -> None:
+def assert_enabling_moves_nothing(obj, chain, reachable: bool | None = True) -> None:
+    """``reachable`` None: either (a soft chain's target may lie past the plain reach)."""
     fk = [(world_head(obj, name), world_tail(obj, name)) for name in ("thigh", "shin")]
     chain.enabled = True
     bpy.context.view_layer.update()
-    assert chain.status == "" and chain.reachable
+    assert chain.status == "" and reachable in (None, chain.reachable)
     for (head, tail), name in zip(fk, ("thigh", "shin"), strict=True):
         assert_close(world_head(obj, name), head, TOLERANCE)
         assert_close(world_tail(obj, name), tail, TOLERANCE)
@@ -110,6 +111,30 @@ def test_snap_through_a_control_bones_child_of(scene):
     bpy.context.view_layer.update()
     assert_close(world_head(controls, "ctrl"), tip, TOLERANCE)
     assert_enabling_moves_nothing(obj, chain)
+
+
+@pytest.mark.parametrize("twist, softness", [(0.5, 0.0), (0.0, 0.5), (-1.0, 0.2)])
+def test_snap_with_twist_and_softness_gives_back_the_fk_pose(scene, twist, softness):
+    """The pole is turned back by the twist and, with softness, the target moved out to where the
+    soft end lands on the FK tip: enabling the chain moves nothing."""
+    obj, chain = posed_leg()
+    chain.twist, chain.softness = twist, softness
+    bpy.context.view_layer.update()
+    assert run_snap(obj) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert_enabling_moves_nothing(obj, chain, reachable=None if softness else True)
+
+
+def test_snap_with_softness_on_a_straight_fk_leg(scene):
+    """A straight FK leg: the soft end never quite reaches full extension, so the target goes far
+    enough out for the end to land on the tip within float precision."""
+    obj, chain = posed_leg()
+    obj.pose.bones["shin"].rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+    chain.softness = 0.3
+    bpy.context.view_layer.update()
+    assert run_snap(obj) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert_enabling_moves_nothing(obj, chain, reachable=False)
 
 
 @pytest.mark.parametrize("head_tail", [1.0, 0.4])
