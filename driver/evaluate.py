@@ -110,6 +110,16 @@ def _finite(*vectors) -> bool:
     return math.isfinite(sum(sum(vector) for vector in vectors))
 
 
+def check_settings(chain) -> None:
+    """ChainError for a setting that is not a number (a script or a driver can set NaN)."""
+    if not math.isfinite(chain.influence):
+        raise ChainError("Influence is not a number: set it between 0 and 1")
+    if not math.isfinite(chain.twist):
+        raise ChainError("Twist is not a number: set an angle")
+    if not math.isfinite(chain.softness):
+        raise ChainError("Softness is not a number: set it between 0 and 1")
+
+
 def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tuple[Status, bool, bool]:
     """Solve one chain and write its pose into its mechanism bones; returns (status, reachable,
     too_close). Raises ChainError. ``step``: its dependency.Step or None; when the step feeds other
@@ -133,12 +143,7 @@ def _solve_and_write(obj, chain, moved: Moved, step, solves: dict | None) -> tup
             raise ChainError(f"End Rotation is Target, but '{lower_bone.name}' has no child bone to turn")
         if not abs(target_matrix.to_3x3().determinant()) > 0.0:  # False for NaN too
             raise ChainError("Target has a zero or non-finite scale or rotation: keeping the last pose")
-    if not math.isfinite(chain.influence):
-        raise ChainError("Influence is not a number: set it between 0 and 1")
-    if not math.isfinite(chain.twist):
-        raise ChainError("Twist is not a number: set an angle")
-    if not math.isfinite(chain.softness):
-        raise ChainError("Softness is not a number: set it between 0 and 1")
+    check_settings(chain)
 
     obj_eval = obj.evaluated_get(moved.depsgraph)
     world = moved.world(obj)

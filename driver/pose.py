@@ -73,6 +73,15 @@ def aim(rest_direction: Vector, rest_normal: Vector, direction: Vector, normal: 
     return _frame(direction, normal) @ _frame(rest_direction, rest_normal).transposed()
 
 
+def turn(axis: Vector, angle: float) -> Quaternion:
+    """The rotation by ``angle`` (radians) about ``axis``, right-handed. Its half-angle sine and
+    cosine are taken in float64 (mathutils would reduce the angle in float32: a visible error for
+    a twist of many turns)."""
+    half = 0.5 * angle
+    sine = axis.normalized() * math.sin(half)
+    return Quaternion((math.cos(half), sine.x, sine.y, sine.z))
+
+
 def solved_normal(
     root: Vector, joint: Vector, end: Vector, pole_hint: Vector, twist: float = 0.0
 ) -> Vector | None:
@@ -96,8 +105,7 @@ def solved_normal(
     else:
         side = pole_hint - root
         if twist:
-            # Reduced in float64 first: mathutils turns the angle in float32.
-            side = Quaternion(forward.normalized(), math.remainder(twist, math.tau)) @ side
+            side = turn(forward, twist) @ side
     normal = side.cross(forward)
     scale = side.length * forward.length
     if scale > 0.0 and normal.length > PARALLEL * scale:

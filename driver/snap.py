@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from mathutils import Matrix, Quaternion, Vector
+from mathutils import Matrix, Vector
 
 from ..solver import solve_two_bone_ik
 from . import evaluate, pose, visual
@@ -274,8 +274,7 @@ def _undo_settings(chain, root: Vector, joint: Vector, end: Vector, pole: Vector
     if not wanted > 0.0:
         return end, pole
     if chain.twist:
-        turn = Quaternion(axis.normalized(), -math.remainder(chain.twist, math.tau))
-        pole = root + turn @ (pole - root)
+        pole = root + pose.turn(axis, -chain.twist) @ (pole - root)
     if not chain.softness:
         return end, pole
     upper, lower = (joint - root).length, (end - joint).length
@@ -328,6 +327,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     pole = pole_point(joint, side, length)
     if not math.isfinite(end.length + pole.length):  # NaN or inf in either
         raise ChainError("The FK pose is at a non-finite position: nothing to snap to")
+    evaluate.check_settings(chain)
     tip, pole = _undo_settings(chain, root, joint, end, pole)
     target = controlled(chain, "target")
     target_before = _channels(target)

@@ -264,3 +264,20 @@ def test_the_chains_own_mechanism_bone_as_target_is_a_status(scene):
     chain.target, chain.target_bone = obj, "MCH-IK-shin"
     update()
     assert chain.state == "ERROR" and "mechanism bone" in chain.status
+
+
+@pytest.mark.parametrize("twist", [1e6, 1e15])
+def test_a_twist_of_many_turns_gives_the_same_straight_leg_on_both_paths(scene, monkeypatch, twist):
+    """A straight leg's hinge under a huge twist: the exact path (mathutils) and the batched path
+    (numpy) turn it alike, both reducing the angle in float64."""
+    obj, chain = leg(target=(0.0, 0.0, -0.5))
+    chain.twist = twist
+    update()
+    exact = bend_axis(obj)
+    driver = package().driver
+    monkeypatch.setattr(driver.batch, "MIN_CHAINS", 1)
+    driver.scope.invalidate()
+    obj.pose.bones["MCH-IK-thigh"].rotation_quaternion = (1.0, 0.0, 0.0, 0.0)  # force a rewrite
+    update()
+    assert bend_axis(obj).angle(exact) < 1e-4
+    driver.scope.invalidate()

@@ -125,6 +125,17 @@ def test_snap_with_twist_and_softness_gives_back_the_fk_pose(scene, twist, softn
     assert_enabling_moves_nothing(obj, chain, reachable=None if softness else True)
 
 
+@pytest.mark.parametrize("setting", ["twist", "softness"])
+def test_snap_refuses_a_setting_that_is_not_a_number(scene, setting):
+    """NaN twist or softness: Snap IK to FK says so, and neither control moves."""
+    obj, chain = posed_leg()
+    setattr(chain, setting, math.nan)
+    before = [chain.target.matrix_basis.copy(), chain.pole.matrix_basis.copy()]
+    with pytest.raises(RuntimeError, match=f"{setting.capitalize()} is not a number"):
+        run_snap(obj)
+    assert [chain.target.matrix_basis.copy(), chain.pole.matrix_basis.copy()] == before
+
+
 def test_snap_with_softness_on_a_straight_fk_leg(scene):
     """A straight FK leg: the soft end never quite reaches full extension, so the target goes far
     enough out for the end to land on the tip within float precision."""
