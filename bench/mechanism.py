@@ -102,7 +102,7 @@ MCH = {"thigh": "MCH-thigh", "shin": "MCH-shin"}
 CARRIER = "IK Output"  # name of the carrier constraint on each chain bone (A, Bl, Bx, Bc)
 SOLVED = {"thigh": 0.3, "shin": -0.6}  # solved basis rotation about X, radians
 STEP = 1e-3  # alternating extra rotation (radians) so consecutive updates write different poses
-EPS = 1e-6  # change guard of the handlers (float32 storage, see BLENDER-NOTES)
+EPS = 1e-6  # change guard of the handlers: Blender stores poses in float32 (contract D2)
 
 
 # --------------------------------------------------------------------------------------------- rigs

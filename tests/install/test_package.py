@@ -15,7 +15,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 # Folders at the repo root that are for development only (they may hold .py files).
 DEV_FOLDERS = {"tests", "tools", "bench", "demo", "docs", "out", "dist", "build", "requirements"}
 # Root files that are for development only.
-DEV_FILES = {"pyproject.toml", "README.md", "CHANGELOG.md", "SPEC.md"}
+DEV_FILES = {"pyproject.toml", "README.md", "CHANGELOG.md"}
 
 
 def zip_names(path: pathlib.Path) -> list[str]:
