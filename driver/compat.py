@@ -96,6 +96,11 @@ def action_fcurves(id_data, create: bool = False):
         animation_data.action_slot = slot
     if create:
         return _ensure_channelbag(action, slot).fcurves
+    return _slot_fcurves(action, slot)
+
+
+def _slot_fcurves(action, slot):
+    """The F-Curves of ``action`` that ``slot`` plays (4.4+: its channelbag; None when it has none)."""
     channelbag = anim_utils.action_get_channelbag_for_slot(action, slot)
     return None if channelbag is None else channelbag.fcurves
 
@@ -114,10 +119,10 @@ def animation_fcurves(id_data) -> list:
             continue
         if not LAYERED_ACTIONS:
             found.append(action.fcurves)
-        elif user.action_slot is not None:
-            channelbag = anim_utils.action_get_channelbag_for_slot(action, user.action_slot)
-            if channelbag is not None:
-                found.append(channelbag.fcurves)
+        elif (
+            user.action_slot is not None and (fcurves := _slot_fcurves(action, user.action_slot)) is not None
+        ):
+            found.append(fcurves)
     return found
 
 

@@ -72,13 +72,15 @@ def target_point(chain) -> Vector | None:
 def shortfall(chain) -> float:
     """World distance from the evaluated end to the target, whatever keeps them apart (0 when there
     is nothing to measure)."""
-    if _lower(chain) is None:
-        return 0.0
     point = target_point(chain)
-    if point is None:
+    if _lower(chain) is None or point is None:
         return 0.0
+    return _distance(end(chain), point)
+
+
+def _distance(end_point, point: Vector) -> float:
     # In float64: mathutils is float32 and a far target's squared distance would overflow.
-    distance = math.dist(end(chain), point.to_tuple())
+    distance = math.dist(end_point, point.to_tuple())
     return min(distance, FLOAT32_MAX) if math.isfinite(distance) else 0.0  # the property is float32
 
 
@@ -86,14 +88,13 @@ def shortfall_cause(chain) -> int:
     """The code of the first of CAUSES that applies to the chain's shortfall ("NONE" when the end
     is on the target within float32 noise)."""
     bone = _lower(chain)
-    if bone is None or chain.state_code == STATE_CODES["ERROR"] or target_point(chain) is None:
+    point = target_point(chain)
+    if bone is None or chain.state_code == STATE_CODES["ERROR"] or point is None:
         return _CAUSE_CODES["NOT_SOLVED"]
     upper = chain.id_data.pose.bones.get(chain.upper_bone)
     world = chain.id_data.matrix_world
-    head, joint_, tail = (
-        world @ point for point in (upper.head if upper else bone.head, bone.head, bone.tail)
-    )
-    if shortfall(chain) <= SHEAR_TOLERANCE * ((joint_ - head).length + (tail - joint_).length):
+    head, joint_, tail = (world @ p for p in (upper.head if upper else bone.head, bone.head, bone.tail))
+    if _distance(tail, point) <= SHEAR_TOLERANCE * ((joint_ - head).length + (tail - joint_).length):
         return _CAUSE_CODES["NONE"]
     state = chain.state
     if state == "REST":

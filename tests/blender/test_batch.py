@@ -19,13 +19,8 @@ CHAINS = 10
 
 
 @pytest.fixture(autouse=True)
-def batch_from_few_chains(scene, monkeypatch):
-    """Batch these few chains (the driver batches from batch.MIN_CHAINS, where it starts to pay)."""
-    driver = package().driver
-    monkeypatch.setattr(driver.batch, "MIN_CHAINS", 1)
-    driver.scope.invalidate()
-    yield
-    driver.scope.invalidate()
+def batch_from_few_chains(batched):
+    """Batch these few chains (conftest.batched)."""
 
 
 def random_rig(seed: int, scale):

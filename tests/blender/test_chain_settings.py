@@ -190,16 +190,6 @@ def test_state_is_read_only(scene):
         chain.state = "ERROR"
 
 
-@pytest.fixture
-def batched(monkeypatch):
-    """Batch even one chain (the driver batches from batch.MIN_CHAINS, where it starts to pay)."""
-    driver = package().driver
-    monkeypatch.setattr(driver.batch, "MIN_CHAINS", 1)
-    driver.scope.invalidate()
-    yield
-    driver.scope.invalidate()
-
-
 @pytest.mark.parametrize("path", ["exact", "batched"])
 @pytest.mark.parametrize("setting", ["twist", "softness"])
 def test_a_setting_that_is_not_a_number_is_a_status_and_the_pose_is_kept(scene, request, path, setting):
@@ -267,17 +257,14 @@ def test_the_chains_own_mechanism_bone_as_target_is_a_status(scene):
 
 
 @pytest.mark.parametrize("twist", [1e6, 1e15])
-def test_a_twist_of_many_turns_gives_the_same_straight_leg_on_both_paths(scene, monkeypatch, twist):
+def test_a_twist_of_many_turns_gives_the_same_straight_leg_on_both_paths(scene, request, twist):
     """A straight leg's hinge under a huge twist: the exact path (mathutils) and the batched path
     (numpy) turn it alike, both reducing the angle in float64."""
     obj, chain = leg(target=(0.0, 0.0, -0.5))
     chain.twist = twist
     update()
     exact = bend_axis(obj)
-    driver = package().driver
-    monkeypatch.setattr(driver.batch, "MIN_CHAINS", 1)
-    driver.scope.invalidate()
+    request.getfixturevalue("batched")
     obj.pose.bones["MCH-IK-thigh"].rotation_quaternion = (1.0, 0.0, 0.0, 0.0)  # force a rewrite
     update()
     assert bend_axis(obj).angle(exact) < 1e-4
-    driver.scope.invalidate()
