@@ -382,11 +382,12 @@ def exited_cleanly(returncode: int) -> bool:
     return returncode == 0
 
 
-def run_blender(code: str, timeout: float = 180.0):
+def run_blender(code: str, timeout: float = 180.0, enable: bool = True):
     """Run ``code`` in a fresh Python process with real bpy and this checkout enabled as the
-    extension (own user folder, nothing shared with the test session). ``code`` may use ``bpy``,
-    ``package()`` and ``json``. Returns the ``subprocess.CompletedProcess`` (text stdout/stderr);
-    check its status with :func:`exited_cleanly`.
+    extension (with ``enable`` False: never enabled, as in a Blender without it; own user folder,
+    nothing shared with the test session). ``code`` may use ``bpy``, ``package()`` and ``json``.
+    Returns the ``subprocess.CompletedProcess`` (text stdout/stderr); check its status with
+    :func:`exited_cleanly`.
     """
     import subprocess
     import sys
@@ -402,7 +403,8 @@ def run_blender(code: str, timeout: float = 180.0):
         sys.path.insert(0, {str(here)!r})
         import bpy
         from blender_rig import enable_extension, package
-        enable_extension(pathlib.Path({str(here.parents[1])!r}))
+        if {enable!r}:
+            enable_extension(pathlib.Path({str(here.parents[1])!r}))
         """
     )
     return subprocess.run(

@@ -1,0 +1,472 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Build one chain's native network: bones, constraints and simple-expression drivers that make
+Blender itself put the contract's solve into the chain bones (docs/design.md, "The native network").
+
+For a chain on ``thigh``/``shin`` (names from the lower bone ``L`` and the upper bone ``U``):
+
+====================  ==========================  ==============================================
+bone                  parent                      what it does
+====================  ==========================  ==============================================
+``MCH-IK-L-root``     the upper bone's parent     a copy of the upper bone's rest: the chain's
+                                                  root and its parents' scale; holds the chain's
+                                                  animatable settings as custom properties
+``MCH-IK-L-target``   root                        Copy Location of the target: its local
+                                                  position measures the distance in root units
+``MCH-IK-L-aim``      none (armature space)       at the root, Y aimed at the target (Damped
+                                                  Track; +X when the target is at the root, D2)
+``MCH-IK-L-pole``     aim                         Copy Location of the pole (or of the hint):
+                                                  the pole hint in the aim frame
+``MCH-IK-L-hint``     root                        the pole hint used without a pole: the rest
+                                                  chain's bend side
+``MCH-IK-L-roll``     aim                         turned about forward onto the pole's side, the
+                                                  fallback axis on the line (D3), plus twist (D9)
+``MCH-IK-U``          roll                        the solved upper bone: its hinge angle from
+                                                  the law of cosines, after softness and clamp
+``MCH-IK-L``          ``MCH-IK-U``                the solved lower bone: the knee angle
+====================  ==========================  ==============================================
+
+The chain bones get a Copy Transforms of ``MCH-IK-U`` and ``MCH-IK-L`` at the top of their stacks
+(influence ``influence * enabled``), and with End Rotation Target the end bone a Copy Rotation of
+the target. Every driver is a simple expression (:mod:`solver.expressions`): no Python, no Auto
+Run, and nothing of the extension is needed to evaluate it. Distances are measured in the root
+bone's frame and the rest lengths are baked into the expressions, so a uniform scale of the
+chain's parents scales the whole chain; the chain bones' own location and scale channels are not
+read (the chain's readouts measure what that misses).
+
+Bones can only be added in Edit Mode: :func:`build` is run by the operators, never per update.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import NamedTuple
+
+import bpy
+from mathutils import Matrix, Vector
+
+from ..driver.status import SOLVER_TOLERANCE
+from ..solver import expressions
+from .edit import MechanismError, can_add_bones, edit_bones
+
+PREFIX = "MCH-IK-"
+COLLECTION = "Two-Bone IK Mechanism"
+CONSTRAINT = "Two-Bone IK"
+END_CONSTRAINT = "Two-Bone IK End Rotation"
+# The chain's animatable settings: custom properties of its root bone, so that keys and drivers on
+# them play in a Blender without the extension. (name, default, min, max)
+SETTINGS = (
+    ("influence", 1.0, 0.0, 1.0),
+    ("enabled", 1.0, 0.0, 1.0),
+    ("twist", 0.0, -math.inf, math.inf),
+    ("softness", 0.0, 0.0, 1.0),
+)
+# A straight chain's bend normal is the upper bone's X axis below this relative cross product.
+PARALLEL = 1e-6
+# The aim bone's own rotation: its Y axis along armature +X, where forward falls back (D2).
+AIM_ROTATION = (math.sqrt(0.5), 0.0, 0.0, -math.sqrt(0.5))
+# Rows/columns of the canonical hinge frame: bend normal -X, forward +Y, pole side +Z.
+HINGE = Matrix(((-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1.0)))
+
+
+class Parts(NamedTuple):
+    """The names of one chain's network bones."""
+
+    root: str
+    target: str
+    aim: str
+    pole: str
+    hint: str
+    roll: str
+    upper: str
+    lower: str
+
+
+def parts(upper_bone: str, lower_bone: str) -> Parts:
+    """The network bone names of the chain on ``upper_bone``/``lower_bone``."""
+    base = f"{PREFIX}{lower_bone}-"
+    return Parts(
+        root=f"{base}root",
+        target=f"{base}target",
+        aim=f"{base}aim",
+        pole=f"{base}pole",
+        hint=f"{base}hint",
+        roll=f"{base}roll",
+        upper=f"{PREFIX}{upper_bone}",
+        lower=f"{PREFIX}{lower_bone}",
+    )
+
+
+class RestShape(NamedTuple):
+    """The chain at rest, armature space: what the network bakes in.
+
+    head:                     the root (upper bone's head).
+    upper_length, lower_length: |lower head - head| and the lower bone's length.
+    side:                     unit direction from the root-end line towards the joint.
+    upper_rest, lower_rest:   4x4 rest matrices of the solved bones, in the aim frame at rest
+                              (identity orientation at the root): each segment along +Y, its bend
+                              normal along -X.
+    """
+
+    head: Vector
+    upper_length: float
+    lower_length: float
+    side: Vector
+    upper_rest: Matrix
+    lower_rest: Matrix
+
+
+def rest_shape(upper, lower) -> RestShape:
+    """The :class:`RestShape` of edit bones ``upper``/``lower``."""
+    head = upper.head.copy()
+    upper_segment, lower_segment = lower.head - head, lower.tail - lower.head
+    a, b = upper_segment.length, lower_segment.length
+    upper_matrix = upper.matrix.to_3x3().normalized()
+    lower_matrix = lower.matrix.to_3x3().normalized()
+    upper_direction = upper_segment.normalized() if a > 0.0 else upper_matrix.col[1]
+    lower_direction = lower_segment.normalized() if b > 0.0 else lower_matrix.col[1]
+    normal = upper_direction.cross(lower_direction)
+    if normal.length <= PARALLEL:
+        normal = upper_matrix.col[0]  # straight chain: Blender's usual hinge axis
+    normal = (normal - normal.dot(upper_direction) * upper_direction).normalized()
+    reach = lower.tail - head
+    forward = reach.normalized() if reach.length > PARALLEL * (a + b) else upper_direction
+
+    def solved(direction, matrix, at) -> Matrix:
+        hinge = Matrix((normal, direction, normal.cross(direction))).transposed()
+        return Matrix.Translation(at) @ (HINGE @ hinge.transposed() @ matrix).to_4x4()
+
+    return RestShape(
+        head,
+        a,
+        b,
+        forward.cross(normal).normalized(),
+        solved(upper_direction, upper_matrix, head),
+        solved(lower_direction, lower_matrix, head + Vector((0.0, a, 0.0))),
+    )
+
+
+def _collection(armature):
+    collection = armature.collections_all.get(COLLECTION)
+    if collection is None:
+        collection = armature.collections.new(COLLECTION)
+        collection.is_visible = False
+    return collection
+
+
+def _new_bone(bones, collection, name: str, matrix: Matrix, length: float, parent=None):
+    """Replace (or make) edit bone ``name`` with rest ``matrix`` and ``length``, non-deforming."""
+    old = bones.get(name)
+    if old is not None:
+        bones.remove(old)
+    bone = bones.new(name)
+    bone.tail = (0.0, 1.0, 0.0)  # a bone needs a length before its matrix can be set
+    bone.matrix = matrix
+    bone.length = length
+    bone.parent = parent
+    bone.use_deform = False
+    collection.assign(bone)
+    return bone
+
+
+def _edit_chain(bones, collection, chain, names: Parts) -> RestShape:
+    """Make one chain's network bones (Edit Mode); returns the chain's rest shape."""
+    upper, lower = bones[chain.upper_bone], bones[chain.lower_bone]
+    shape = rest_shape(upper, lower)
+    size = 0.25 * (shape.upper_length + shape.lower_length)
+    at_root = Matrix.Translation(shape.head)
+    root = _new_bone(bones, collection, names.root, upper.matrix, upper.length, upper.parent)
+    root.use_connect = upper.use_connect
+    root.use_inherit_rotation = upper.use_inherit_rotation
+    root.inherit_scale = upper.inherit_scale
+    root.use_local_location = upper.use_local_location
+    _new_bone(bones, collection, names.target, upper.matrix, size, root)
+    aim = _new_bone(bones, collection, names.aim, at_root, size)
+    _new_bone(bones, collection, names.pole, at_root, size, aim)
+    hint = Matrix.Translation(shape.head + shape.side * (shape.upper_length + shape.lower_length))
+    _new_bone(bones, collection, names.hint, hint, size, root)
+    roll = _new_bone(bones, collection, names.roll, at_root, size, aim)
+    solved_upper = _new_bone(bones, collection, names.upper, shape.upper_rest, upper.length, roll)
+    _new_bone(bones, collection, names.lower, shape.lower_rest, lower.length, solved_upper)
+    return shape
+
+
+def _constraint(pose_bone, kind: str, name: str, target, subtarget: str = "", space: str = "WORLD"):
+    constraint = pose_bone.constraints.new(kind)
+    constraint.name = name
+    constraint.target, constraint.subtarget = target, subtarget
+    constraint.owner_space = constraint.target_space = space
+    constraint.show_expanded = False
+    return constraint
+
+
+def _source(constraint, chain, which: str, fallback: tuple | None = None) -> None:
+    """Aim ``constraint`` at the chain's target or pole (a bone's Head/Tail point), or at
+    ``fallback`` (object, bone) when it has none."""
+    source = getattr(chain, which)
+    if source is None and fallback is not None:
+        constraint.target, constraint.subtarget = fallback
+        return
+    constraint.target = source
+    if source is not None and source.type == "ARMATURE":
+        constraint.subtarget = getattr(chain, f"{which}_bone")
+        constraint.head_tail = getattr(chain, f"{which}_head_tail")
+
+
+def _driver(owner, path: str, index: int, expression: str):
+    fcurve = owner.driver_add(path, index) if index >= 0 else owner.driver_add(path)
+    driver = fcurve.driver
+    driver.type = "SCRIPTED"
+    for variable in list(driver.variables):
+        driver.variables.remove(variable)
+    driver.expression = expression
+    return driver
+
+
+def _property(driver, name: str, obj, path: str) -> None:
+    variable = driver.variables.new()
+    variable.name, variable.type = name, "SINGLE_PROP"
+    target = variable.targets[0]
+    target.id_type, target.id, target.data_path = "OBJECT", obj, path
+
+
+def _distance(driver, obj, names: Parts) -> None:
+    """Variable ``D``: the target's distance from the root in the root bone's units."""
+    variable = driver.variables.new()
+    variable.name, variable.type = "D", "LOC_DIFF"
+    for target, bone in zip(variable.targets, (names.target, names.root), strict=True):
+        target.id, target.bone_target, target.transform_space = obj, bone, "LOCAL_SPACE"
+
+
+def _location(driver, name: str, obj, bone: str, axis: str) -> None:
+    variable = driver.variables.new()
+    variable.name, variable.type = name, "TRANSFORMS"
+    target = variable.targets[0]
+    target.id, target.bone_target = obj, bone
+    target.transform_type, target.transform_space = f"LOC_{axis}", "LOCAL_SPACE"
+
+
+def setting_path(names: Parts, setting: str) -> str:
+    """The data path (from the armature object) of one of the chain's :data:`SETTINGS`."""
+    return setting_path_of(names.root, setting)
+
+
+def setting_path_of(root: str, setting: str) -> str:
+    """The data path of setting ``setting`` on root bone ``root``."""
+    return f'pose.bones["{bpy.utils.escape_identifier(root)}"]["{setting}"]'
+
+
+def _settings(obj, chain, names: Parts) -> None:
+    root = obj.pose.bones[names.root]
+    for name, default, low, high in SETTINGS:
+        value = float(getattr(chain, name, default))
+        root[name] = value
+        ui = root.id_properties_ui(name)
+        if math.isinf(low):
+            ui.update(default=default, subtype="ANGLE")
+        else:
+            ui.update(default=default, min=low, max=high, soft_min=low, soft_max=high)
+        root.property_overridable_library_set(f'["{name}"]', True)
+
+
+def _influence(obj, constraint, names: Parts) -> None:
+    driver = _driver(constraint, "influence", -1, "influence*enabled")
+    for name in ("influence", "enabled"):
+        _property(driver, name, obj, setting_path(names, name))
+
+
+def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
+    """Pose Mode part of :func:`build`: constraints, drivers and settings on the new bones."""
+    bones = obj.pose.bones
+    _settings(obj, chain, names)
+    reach = shape.upper_length + shape.lower_length
+
+    target = bones[names.target]
+    _source(_constraint(target, "COPY_LOCATION", "Target", None), chain, "target")
+
+    aim = bones[names.aim]
+    aim.rotation_mode = "QUATERNION"
+    aim.rotation_quaternion = AIM_ROTATION
+    _constraint(aim, "COPY_LOCATION", "Root", obj, names.root, "POSE")
+    _constraint(aim, "COPY_SCALE", "Root Scale", obj, names.root, "POSE")
+    # Pose space for both: under a non-uniform armature scale a world-space aim shears the frame.
+    track = _constraint(aim, "DAMPED_TRACK", "Aim", obj, names.target, "POSE")
+    _distance(_driver(track, "influence", -1, expressions.aim_influence(reach, SOLVER_TOLERANCE)), obj, names)
+    # The eased distance lives in the aim bone's location channel, which its Copy
+    # Location overrides: a slot the angle drivers read.
+    distance = _driver(aim, "location", 0, expressions.soft_distance(shape.upper_length, shape.lower_length))
+    _distance(distance, obj, names)
+    _property(distance, "k", obj, setting_path(names, "softness"))
+
+    pole = bones[names.pole]
+    _source(_constraint(pole, "COPY_LOCATION", "Pole", None), chain, "pole", (obj, names.hint))
+
+    roll = bones[names.roll]
+    roll.rotation_mode = "XYZ"
+    turn = _driver(roll, "rotation_euler", 1, expressions.roll(reach, SOLVER_TOLERANCE))
+    for letter in "XYZ":
+        _location(turn, letter.lower(), obj, names.pole, letter)
+    aim_path = f'pose.bones["{bpy.utils.escape_identifier(names.aim)}"]'
+    for row in range(3):
+        for column in range(3):
+            # An RNA matrix path indexes column first: this is row ``row``, column ``column``.
+            _property(turn, f"m{row}{column}", obj, f"{aim_path}.matrix[{column}][{row}]")
+    _property(turn, "t", obj, setting_path(names, "twist"))
+
+    a, b = shape.upper_length, shape.lower_length
+    for name, expression, rest in (
+        (names.upper, expressions.upper_angle(a, b, SOLVER_TOLERANCE), shape.upper_rest),
+        (names.lower, expressions.lower_angle(a, b), shape.lower_rest),
+    ):
+        solved = bones[name]
+        solved.rotation_mode = "AXIS_ANGLE"
+        # The hinge axis (-X of the aim frame's rest) in the bone's own rest frame, angle from +Y.
+        axis = rest.to_3x3().transposed() @ Vector((1.0, 0.0, 0.0))
+        solved.rotation_axis_angle = (0.0, axis.x, axis.y, axis.z)
+        angle = _driver(solved, "rotation_axis_angle", 0, expression)
+        _property(angle, "d", obj, f"{aim_path}.location[0]")
+
+    for bone_name, solved_name in ((chain.upper_bone, names.upper), (chain.lower_bone, names.lower)):
+        constraints = bones[bone_name].constraints
+        _remove_constraint(bones[bone_name], CONSTRAINT)
+        copy = _constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name)
+        constraints.move(len(constraints) - 1, 0)
+        _influence(obj, copy, names)
+    sync(obj, chain)
+
+
+def check_bones(obj, chain) -> None:
+    """ValueError naming the bone when the chain's bones are missing or not parent and child."""
+    bones = obj.data.bones
+    for name in (chain.upper_bone, chain.lower_bone):
+        if not name or bones.get(name) is None:
+            raise ValueError(f"bone {name!r} not found in {obj.data.name!r}")
+    if bones[chain.lower_bone].parent != bones[chain.upper_bone]:
+        raise ValueError(f"bone {chain.lower_bone!r} is not a child of {chain.upper_bone!r}")
+
+
+def build(obj, chains) -> list[Parts]:
+    """Build (or rebuild, whole) the native network of each of ``chains`` on armature ``obj``.
+
+    A chain has the settings of ``obj.two_bone_ik.chains`` items: ``upper_bone``, ``lower_bone``,
+    ``target``, ``target_bone``, ``target_head_tail``, ``pole``, ``pole_bone``,
+    ``pole_head_tail``, ``end_rotation``, ``end_bone``, and the initial ``influence``, ``enabled``,
+    ``twist`` (radians) and ``softness`` (0 to 1), copied into the root bone's custom properties
+    (:data:`SETTINGS`), which the drivers read from then on.
+
+    One Edit Mode session for all chains; the armature goes back to the mode it was in. Returns
+    the bone names of each chain. Raises MechanismError when bones cannot be added to the armature
+    (library data, Edit Mode refused) and ValueError naming the bone when a chain's bones are
+    missing or not parent and child; nothing is changed then.
+    """
+    for chain in chains:
+        check_bones(obj, chain)
+    reason = can_add_bones(obj)
+    if reason:
+        raise MechanismError(reason)
+    # Read every setting before Edit Mode: leaving it may free Python references to the chains.
+    names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
+    with edit_bones(obj) as bones:
+        collection = _collection(obj.data)
+        shapes = [
+            _edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
+        ]
+    for chain, name, shape in zip(chains, names, shapes, strict=True):
+        _pose(obj, _fresh(obj, chain), name, shape)
+    return names
+
+
+def _fresh(obj, chain):
+    """``chain`` again after a mode switch, which may free Python references to stored data."""
+    path = getattr(chain, "path_from_id", None)
+    return obj.path_resolve(path()) if path is not None else chain
+
+
+def end_bone_name(obj, chain) -> str:
+    """The bone End Rotation turns: ``chain.end_bone`` when it is a child of the lower bone, else
+    the lower bone's first child; '' when there is none."""
+    lower = obj.data.bones.get(chain.lower_bone)
+    if lower is None:
+        return ""
+    if chain.end_bone:
+        return chain.end_bone if lower.children.get(chain.end_bone) is not None else ""
+    return lower.children[0].name if len(lower.children) else ""
+
+
+def _remove_constraint(pose_bone, name: str) -> None:
+    """Remove our constraint ``name`` from ``pose_bone`` with its influence driver."""
+    constraint = pose_bone.constraints.get(name)
+    if constraint is None:
+        return
+    with contextlib.suppress(RuntimeError, TypeError):  # no driver left: nothing to remove
+        constraint.driver_remove("influence")
+    pose_bone.constraints.remove(constraint)
+
+
+def sync(obj, chain) -> None:
+    """Bring a built network in step with the chain's target, pole, Head/Tail and End Rotation
+    (no Edit Mode). Does nothing when the network's bones are missing (the chain's status says to
+    run Update Mechanism)."""
+    names = parts(chain.upper_bone, chain.lower_bone)
+    bones = obj.pose.bones
+    if any(bones.get(name) is None for name in names):
+        return
+    _source(bones[names.target].constraints["Target"], chain, "target")
+    _source(bones[names.pole].constraints["Pole"], chain, "pole", (obj, names.hint))
+    lower = obj.data.bones.get(chain.lower_bone)
+    end = end_bone_name(obj, chain) if chain.end_rotation == "TARGET" else ""
+    for child in lower.children if lower is not None else ():
+        if child.name != end:
+            _remove_constraint(bones[child.name], END_CONSTRAINT)
+    if end:
+        pose_bone = bones[end]
+        constraint = pose_bone.constraints.get(END_CONSTRAINT)
+        if constraint is None:
+            constraint = _constraint(pose_bone, "COPY_ROTATION", END_CONSTRAINT, None)
+        _source(constraint, chain, "target")
+        constraint.mix_mode = "REPLACE"
+        _influence(obj, constraint, names)
+
+
+def remove(obj, chain) -> None:
+    """Remove the chain's network: its constraints on the chain bones and the end bone, their
+    drivers, and its bones (where the armature can be edited and no other object shares it, since
+    objects sharing one armature share its bones). The chain bones then show their own channels:
+    the animator's pose, never written."""
+    names = parts(chain.upper_bone, chain.lower_bone)
+    bones = obj.pose.bones
+    for bone_name in (chain.upper_bone, chain.lower_bone):
+        if bones.get(bone_name) is not None:
+            _remove_constraint(bones[bone_name], CONSTRAINT)
+    lower = obj.data.bones.get(chain.lower_bone)
+    for child in lower.children if lower is not None else ():
+        _remove_constraint(bones[child.name], END_CONSTRAINT)
+    animation = obj.animation_data
+    if animation is not None:
+        prefixes = tuple(f'pose.bones["{bpy.utils.escape_identifier(name)}"]' for name in names)
+        for fcurve in [f for f in animation.drivers if f.data_path.startswith(prefixes)]:
+            animation.drivers.remove(fcurve)
+    present = [name for name in names if obj.data.bones.get(name) is not None]
+    shared = any(other.data == obj.data and other != obj for other in bpy.data.objects)
+    if present and not shared and not can_add_bones(obj):
+        with edit_bones(obj) as edit:
+            for name in present:
+                edit.remove(edit[name])
+
+
+def problem(obj, chain) -> str:
+    """Why the chain's network cannot give its pose ('' when it is whole): a missing bone, or a
+    chain bone whose Two-Bone IK constraint is missing or copies another bone. The message says
+    what to run."""
+    names = parts(chain.upper_bone, chain.lower_bone)
+    bones = obj.pose.bones
+    missing = next((name for name in names if bones.get(name) is None), "")
+    if missing:
+        return f"The chain's network lacks bone '{missing}': run Pose > Two-Bone IK > Update Mechanism"
+    for bone_name, solved in ((chain.upper_bone, names.upper), (chain.lower_bone, names.lower)):
+        constraint = bones[bone_name].constraints.get(CONSTRAINT)
+        if constraint is None or constraint.type != "COPY_TRANSFORMS" or constraint.subtarget != solved:
+            return (
+                f"'{bone_name}' lacks the chain's Copy Transforms: run Pose > Two-Bone IK > Update Mechanism"
+            )
+    return ""

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Edit Mode for the network's bones: whether an armature can take them, and a session to add or
+remove them in."""
+
+from __future__ import annotations
+
+import contextlib
+
+import bpy
+
+
+class MechanismError(ValueError):
+    """The network cannot be built on this armature; the message says why and what to do."""
+
+
+def can_add_bones(obj) -> str:
+    """Why network bones cannot be added to ``obj``'s armature ('' when they can)."""
+    if obj.library is not None:
+        return f"'{obj.name}' is linked from a library: make a library override first"
+    data = obj.data
+    if data.library is not None or data.override_library is not None:
+        return (
+            f"The bones of '{obj.name}' come from a library, and an override cannot add bones: "
+            "add the chain in the library file, where the rig is built"
+        )
+    return ""
+
+
+@contextlib.contextmanager
+def edit_bones(obj):
+    """Switch ``obj`` to Edit Mode, yield its edit bones, then go back to the mode it was in.
+
+    Raises MechanismError (naming the armature) when Blender refuses Edit Mode (hidden or
+    excluded object) or the armature is in Edit Mode already.
+    """
+    context = bpy.context
+    mode = obj.mode
+    if mode == "EDIT":
+        raise MechanismError(f"'{obj.name}' is in Edit Mode: leave it to build the chain's mechanism")
+    view_layer = context.view_layer
+    active = view_layer.objects.active
+    view_layer.objects.active = obj
+    try:
+        with context.temp_override(active_object=obj, object=obj, selected_objects=[obj]):
+            bpy.ops.object.mode_set(mode="EDIT")
+    except (RuntimeError, TypeError) as error:
+        view_layer.objects.active = active
+        raise MechanismError(f"'{obj.name}' cannot enter Edit Mode to add bones: {error}") from None
+    try:
+        yield obj.data.edit_bones
+    finally:
+        with context.temp_override(active_object=obj, object=obj, selected_objects=[obj]):
+            bpy.ops.object.mode_set(mode=mode)
+        view_layer.objects.active = active

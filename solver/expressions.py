@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The solve as Blender simple expressions: the text of the native network's drivers (contract
+"The native network").
+
+Blender evaluates a driver whose expression uses only numbers, its variables, ``+ - * /``,
+comparisons, ``and or not``, ``x if c else y``, ``pi`` and a fixed set of functions (``min max
+clamp abs sqrt acos atan2 exp`` among them) in C, with no Python and no Auto Run
+(``driver.is_simple_expression``). Each function below returns such an expression, at most
+:data:`MAX_LENGTH` characters (Blender's limit), for one rule of the contract; its variables are
+named in the docstring. Lengths are baked in as numbers, in the units the network measures
+distances in (the chain's root frame).
+
+Each expression is the same rule as the Python solver, written for Blender: the tests evaluate
+the text with :func:`evaluate` and compare it with :func:`solver.scalar.soften`, the law of
+cosines of :func:`solver.scalar.triangle` and the fallback axis of D3.
+"""
+
+from __future__ import annotations
+
+import math
+
+# Blender's ChannelDriver.expression holds 256 bytes, the terminating NUL included.
+MAX_LENGTH = 255
+
+
+def number(value: float, exact: bool = False) -> str:
+    """``value`` as expression text: 9 significant digits (float32 bone data round-trips), or with
+    ``exact`` every digit of the float64, where a rounding would be amplified (the clamps)."""
+    return repr(float(value)) if exact else f"{float(value):.9g}"
+
+
+def _checked(text: str) -> str:
+    if len(text) > MAX_LENGTH:
+        raise ValueError(f"expression is {len(text)} characters, Blender keeps {MAX_LENGTH}: {text}")
+    return text
+
+
+def soft_distance(upper_length: float, lower_length: float) -> str:
+    """The end's distance from the root eased by softness (D10); not yet clamped to
+    [|a - b|, a + b]: the angles clamp (:func:`upper_angle`), so that a value stored in float32
+    between the two drivers cannot leave a straight chain a rounding short of straight.
+
+    Variables: ``D`` the root-target distance, ``k`` the chain's softness (0 to 1).
+    """
+    reach = upper_length + lower_length
+    fold = abs(upper_length - lower_length)
+    r = number(reach)
+    width = f"min(k*{r},{number(reach - fold)})"
+    # reach - w*exp((reach - D)/w - 1) is the contract's s + w(1 - exp(-(D - s)/w)), s = reach - w.
+    return _checked(f"D if k<=0 or {r}-D>={width} else min(D,{r}-{width}*exp(({r}-D)/{width}-1))")
+
+
+def _area(upper_length: float, lower_length: float) -> str:
+    """4 x the triangle's area by Heron's formula, from factors that vanish exactly at full
+    extension and full fold (D8; acos there would turn one ulp into the square root of one) and
+    are 0 past them: the clamp ("Unreachable targets clamp")."""
+    reach = number(upper_length + lower_length, exact=True)
+    fold = number(abs(upper_length - lower_length), exact=True)
+    return f"sqrt(max({reach}-d,0.0)*({reach}+d)*max(d-{fold},0.0)*(d+{fold}))"
+
+
+def upper_angle(upper_length: float, lower_length: float, tolerance: float) -> str:
+    """The upper bone's angle from the root-target line towards the pole (law of cosines, D5).
+
+    Variable: ``d`` the eased distance (:func:`soft_distance`). Past full extension the area is 0
+    and the angle 0; below the fold 0 or pi (the joint along forward, or behind the root when the
+    lower bone is longer). Equal bones with the target at the root (within ``tolerance x (a + b)``,
+    D2) fold flat at 90 degrees; a zero-length upper bone has no angle of its own.
+    """
+    a, b = upper_length, lower_length
+    if a <= 0.0:
+        return "0.0"
+    angle = f"atan2({_area(a, b)},{number(a * a - b * b, exact=True)}+d*d)"
+    # Unequal bones fold at the root (the area is 0 there); equal ones have no fold to clamp to.
+    at_root = number(tolerance * (a + b))
+    return _checked(f"pi/2 if d<={at_root} else {angle}" if a == b else angle)
+
+
+def lower_angle(upper_length: float, lower_length: float) -> str:
+    """The lower bone's turn from the upper bone's direction: the knee's inner angle minus pi
+    (0 for a straight chain, -pi folded). Variable: ``d`` the eased distance."""
+    a, b = upper_length, lower_length
+    if a <= 0.0 or b <= 0.0:
+        return "0.0"
+    return _checked(f"atan2({_area(a, b)},{number(a * a + b * b, exact=True)}-d*d)-pi")
+
+
+def aim_influence(reach: float, tolerance: float) -> str:
+    """1 when the target is off the root, 0 when within ``tolerance * reach`` of it (D2), where
+    forward falls back to +X. Variable: ``D`` the root-target distance."""
+    return _checked(f"1.0 if D>{number(tolerance * reach)} else 0.0")
+
+
+def roll(reach: float, tolerance: float) -> str:
+    """The bend plane's turn about forward (the aim frame's Y axis), twist included (D2, D3, D9).
+
+    Variables: ``x y z`` the pole hint in the aim frame (forward is +Y); ``mRC`` row R, column C
+    of the aim frame's axes in armature space (the fallback axis, D3: the armature axis with the
+    smallest forward component, ties X, Y, Z); ``t`` the twist (radians). The bend direction is
+    the frame's +Z turned by the result about +Y.
+    """
+    fallback = (
+        "(atan2(m00,m02) if abs(m01)<=abs(m11) and abs(m01)<=abs(m21)"
+        " else (atan2(m10,m12) if abs(m11)<=abs(m21) else atan2(m20,m22)))"
+    )
+    near = f"{number(tolerance)}*max(sqrt(x*x+y*y+z*z),{number(reach)})"
+    return _checked(f"(atan2(x,z) if sqrt(x*x+z*z)>{near} else {fallback})+t")
+
+
+_FUNCTIONS = {
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "sqrt": math.sqrt,
+    "acos": math.acos,
+    "atan2": math.atan2,
+    "exp": math.exp,
+    "pi": math.pi,
+    "clamp": lambda value, low, high: min(max(value, low), high),
+}
+
+
+def evaluate(text: str, **variables: float) -> float:
+    """Evaluate an expression of this module in Python, as Blender's simple-expression evaluator
+    would (the same functions); for tests and checks."""
+    return float(eval(text, {"__builtins__": {}}, {**_FUNCTIONS, **variables}))

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The native network's driver expressions (solver/expressions.py) are the solver's rules: each,
+evaluated as Blender would, gives the Python solver's value on the same inputs."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver import expressions, solve_two_bone_ik
+from solver.scalar import fallback_axis, soften, triangle
+
+lengths = st.floats(0.01, 10.0)
+fractions = st.floats(0.0, 1.0)
+
+
+@given(lengths, lengths, st.floats(0.0, 2.5), fractions)
+@settings(max_examples=300)
+def test_soft_distance_is_the_solvers_softening(a, b, ratio, softness):
+    reach, fold = a + b, abs(a - b)
+    distance = ratio * reach
+    got = expressions.evaluate(expressions.soft_distance(a, b), D=distance, k=softness)
+    assert math.isclose(got, soften(distance, reach, fold, softness), rel_tol=1e-7, abs_tol=1e-7 * reach)
+
+
+@given(lengths, lengths, st.floats(0.0, 2.5))
+@settings(max_examples=300)
+def test_angles_put_the_joint_and_end_where_the_triangle_does(a, b, ratio):
+    """The upper angle from forward and the knee turn give the solver's joint and end (within
+    float noise, near full extension and fold the square root of it)."""
+    reach = a + b
+    d = ratio * reach
+    at_root = d <= 1e-6 * reach
+    theta = expressions.evaluate(expressions.upper_angle(a, b, 1e-6), d=d)
+    knee = expressions.evaluate(expressions.lower_angle(a, b), d=d)
+    clamped, along, height = triangle(a, b, 0.0 if at_root else d, at_root)
+    joint = (a * math.cos(theta), a * math.sin(theta))
+    end = (joint[0] + b * math.cos(theta + knee), joint[1] + b * math.sin(theta + knee))
+    scale = 1e-6 * reach
+    assert math.dist(joint, (along, height)) <= scale
+    assert math.dist(end, (clamped, 0.0)) <= scale
+
+
+def test_equal_bones_fold_flat_at_the_root():
+    assert expressions.evaluate(expressions.upper_angle(0.5, 0.5, 1e-6), d=0.0) == pytest.approx(math.pi / 2)
+    assert expressions.evaluate(expressions.lower_angle(0.5, 0.5), d=0.0) == pytest.approx(-math.pi)
+
+
+def test_aim_influence_is_the_at_root_test():
+    text = expressions.aim_influence(2.0, 1e-6)
+    assert expressions.evaluate(text, D=2e-6) == 0.0
+    assert expressions.evaluate(text, D=2.1e-6) == 1.0
+
+
+def frame(forward):
+    """An orthonormal frame (rows are armature axes, columns the frame's X, Y = forward, Z)."""
+    fx, fy, fz = forward
+    helper = (0.0, 0.0, 1.0) if abs(fz) < 0.9 else (1.0, 0.0, 0.0)
+    x = (fy * helper[2] - fz * helper[1], fz * helper[0] - fx * helper[2], fx * helper[1] - fy * helper[0])
+    norm = math.sqrt(sum(c * c for c in x))
+    x = tuple(c / norm for c in x)
+    z = (x[1] * fz - x[2] * fy, x[2] * fx - x[0] * fz, x[0] * fy - x[1] * fx)
+    return [[x[row], forward[row], z[row]] for row in range(3)]
+
+
+@pytest.mark.parametrize("forward", [(1.0, 0.0, 0.0), (0.0, 0.6, 0.8), (0.48, 0.6, 0.64), (0.0, 0.0, -1.0)])
+@pytest.mark.parametrize("twist", [0.0, 0.9])
+def test_roll_on_the_line_turns_onto_the_fallback_axis(forward, twist):
+    """A pole hint on the line: the frame's +Z turned by the roll about +Y is the solver's fallback
+    axis (D3) turned by the twist (D9)."""
+    m = frame(forward)
+    variables = {f"m{row}{column}": m[row][column] for row in range(3) for column in range(3)}
+    angle = expressions.evaluate(expressions.roll(1.0, 1e-6), x=0.0, y=0.7, z=0.0, t=twist, **variables)
+    bend = [m[row][0] * math.sin(angle) + m[row][2] * math.cos(angle) for row in range(3)]
+    # The solver's bend direction for this case: its joint minus the root, forward part removed.
+    result = solve_two_bone_ik(
+        (0, 0, 0), forward, [0.7 * c for c in forward], 1.0, 1.0, tolerance=1e-6, twist=twist
+    )
+    along = sum(j * f for j, f in zip(result.joint, forward, strict=True))
+    side = [j - along * f for j, f in zip(result.joint, forward, strict=True)]
+    norm = math.sqrt(sum(c * c for c in side))
+    assert math.dist(bend, [c / norm for c in side]) <= 1e-9
+    if twist == 0.0:
+        assert math.dist(bend, fallback_axis(*forward)) <= 1e-9
+
+
+def test_roll_follows_the_pole_off_the_line():
+    angle = expressions.evaluate(
+        expressions.roll(1.0, 1e-6),
+        x=0.3,
+        y=5.0,
+        z=-0.4,
+        t=0.2,
+        **dict.fromkeys([f"m{r}{c}" for r in range(3) for c in range(3)], 0.0),
+    )
+    assert angle == pytest.approx(math.atan2(0.3, -0.4) + 0.2)
+
+
+def test_every_expression_fits_blenders_field():
+    for a, b in ((1e-3, 123.456789), (0.5, 0.5), (7.0, 0.25)):
+        for text in (
+            expressions.soft_distance(a, b),
+            expressions.upper_angle(a, b, 1e-6),
+            expressions.lower_angle(a, b),
+        ):
+            assert len(text) <= expressions.MAX_LENGTH
+    assert len(expressions.roll(123.456789, 1e-6)) <= expressions.MAX_LENGTH
+    with pytest.raises(ValueError, match="characters"):
+        expressions._checked("x" * 256)
