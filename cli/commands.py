@@ -72,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
         (
             "report",
             "Per chain and frame: state, reachable, too close, shortfall and its cause, and status, "
-            "as CSV or JSON.",
+            "as CSV or JSON; exits 1 when a chain is in ERROR on any frame.",
         ),
     ):
         action = actions.add_parser(name, help=text, description=text)
@@ -106,7 +106,9 @@ def execute(argv: list[str]) -> int:
     """The command: parse ``argv`` (the arguments after the command id) and run it.
 
     Returns 0 on success and 1 on failure, after printing a one-line error to standard error
-    (never a traceback for a bad argument, a missing file or a chain that cannot be baked).
+    (never a traceback for a bad argument, a missing file or a chain that cannot be baked). A
+    report with a chain in ERROR on any frame is written whole, then fails (a farm check must not
+    pass a rig that does not solve).
     """
     try:
         arguments = _parser().parse_args(list(argv))
@@ -291,4 +293,21 @@ def _report(arguments) -> int:
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
+    failed = _errors(rows)
+    if failed:
+        # The report is written whole first: it says which frames, and why.
+        raise CommandError(f"chains in ERROR (not solved): {failed}")
     return 0
+
+
+def _errors(rows) -> str:
+    """The chains of ``rows`` in ERROR, each once with its first such frame and status ('' when
+    none), in one line."""
+    first: dict[tuple[str, str], dict] = {}
+    for row in rows:
+        if row["state"] == "ERROR":
+            first.setdefault((row["armature"], row["chain"]), row)
+    return "; ".join(
+        f"'{chain}' of '{armature}' from frame {row['frame']}: {row['status']}"
+        for (armature, chain), row in first.items()
+    )

@@ -14,9 +14,10 @@ from __future__ import annotations
 import bpy
 from mathutils import Euler, Matrix, Quaternion
 
-from . import compat, evaluate, mechanism, visual
+from ..network import build as network
+from . import compat, readout, visual
+from .bones import ChainError
 from .chains import chain_bone_slots, find_chain
-from .evaluate import ChainError
 from .status import applied
 
 # Blender's frame range (MINAFRAME..MAXFRAME, -1048574..1048574): ``Scene.frame_set`` clamps to it,
@@ -236,7 +237,6 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
     chain_names = list(dict.fromkeys(chain_names))
     if not chain_names:
         raise BakeError("No chain to bake")
-    depsgraph = context.evaluated_depsgraph_get()
     bones = []
     for name in chain_names:
         chain = find_chain(obj, name)
@@ -246,11 +246,12 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
             raise BakeError(f"Chain '{name}' has no target")
         try:
             bones += [bone for _, bone in chain_bone_slots(obj, chain)]
-            mechanism.mechanism_bones(obj, chain)
-            # The driver's checks of the target and pole (the armature itself without a bone, a
+            problem = network.problem(obj, chain)
+            if problem:
+                raise ChainError(problem)
+            # The readouts' checks of the target and pole (the armature itself without a bone, a
             # missing bone, a cycle): a chain failing them would key its unsolved pose.
-            for which in ("target", "pole"):
-                evaluate.source_matrix(obj, chain, depsgraph, which, check_cycle=True)
+            readout.check_sources(chain)
         except ChainError as error:
             raise BakeError(f"Chain '{name}' cannot be baked: {error}") from None
     return list(dict.fromkeys(bones))

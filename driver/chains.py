@@ -7,15 +7,14 @@ objects through the chain's pointers, each time.
 
 from __future__ import annotations
 
-import re
-
 import bpy
 from mathutils import Matrix, Vector
 
-from . import compat, evaluate, mechanism, pose
-from .bones import unique_name
+from ..network import build as network
+from ..network.edit import MechanismError, can_add_bones
+from . import compat, pose, readout
+from .bones import ChainError, chain_bones, end_bone, unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
-from .evaluate import ChainError, chain_bones, end_bone
 from .status import applied, solved  # noqa: F401  (re-exported for ui/ and driver/snap.py)
 
 # How far the pole empty sits from the joint, as a share of the chain's length.
@@ -179,11 +178,11 @@ def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
     ]
 
 
-def source_matrix(obj, chain, depsgraph, which: str) -> Matrix | None:
-    """World matrix of the chain's ``which`` ("target" or "pole"): the object's, or its bone's when
-    the object is an armature with a bone named; None when unset or unusable."""
+def source_point(chain, which: str) -> Vector | None:
+    """World position of the chain's ``which`` ("target" or "pole"), the point its bone's
+    Head/Tail picks for a bone; None when unset or unusable."""
     try:
-        return evaluate.source_matrix(obj, chain, depsgraph, which)
+        return readout.source_point(chain, which)
     except ChainError:
         return None
 
@@ -194,7 +193,7 @@ def constrained_bones(obj, chain) -> list[str]:
     for name in (chain.upper_bone, chain.lower_bone):
         pose_bone = obj.pose.bones.get(name)
         if pose_bone is not None and any(
-            c.enabled and c.influence > 0.0 and c.name != mechanism.CONSTRAINT for c in pose_bone.constraints
+            c.enabled and c.influence > 0.0 and c.name != network.CONSTRAINT for c in pose_bone.constraints
         ):
             names.append(name)
     return names
@@ -207,7 +206,7 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True):
     Rotation Target moves nothing either. With ``parent_controls``, target and pole are parented to
     the armature object, keeping their world transform (as Ctrl+P does): they move with the rig.
 
-    Returns the new chain, with its mechanism built (mechanism.py). Raises ValueError (naming the
+    Returns the new chain, with its network built (network/build.py). Raises ValueError (naming the
     bone) when the bone cannot carry a chain: it is missing, has no parent, or it or its parent is
     already a bone of another chain (:func:`chains_sharing_bones`); and MechanismError (a
     ValueError) when the armature cannot take the mechanism's bones. Nothing is created then.
@@ -222,9 +221,9 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True):
     if shared:
         other, bone = shared[0]
         raise ValueError(f"lower_name: bone '{bone}' is already a bone of chain '{other}'")
-    reason = mechanism.can_add_bones(obj)
+    reason = can_add_bones(obj)
     if reason:
-        raise mechanism.MechanismError(reason)
+        raise MechanismError(reason)
     context.view_layer.update()  # the pose matrices must be current before they are read
     root, joint, end, side = current_pole_side(obj, upper_name, lower_name)
     length = (joint - root).length + (end - joint).length
@@ -258,15 +257,15 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True):
     obj.two_bone_ik.active_chain_index = len(chains) - 1
     chain_bones(obj, chain)  # validates the pair
     try:
-        mechanism.build(obj, [chain])
-    except mechanism.MechanismError:
+        network.build(obj, [chain])
+    except MechanismError:
         # Blender refused Edit Mode (a rig hidden in the viewport...): take back what was made.
         chains.remove(len(chains) - 1)
         obj.two_bone_ik.active_chain_index = max(0, len(chains) - 1)
         for empty in (target, pole):
             bpy.data.objects.remove(empty, do_unlink=True)
         raise
-    return chain
+    return obj.two_bone_ik.chains[-1]  # Edit Mode may have freed the reference
 
 
 def library_chain(obj, chain) -> str:
@@ -294,28 +293,74 @@ def _used_elsewhere(empty, obj, index: int) -> bool:
     return False
 
 
-_CHAIN_PATH = re.compile(r"two_bone_ik\.chains\[(\d+)\]")
+class _Named:
+    """``chain`` with the bone names its network was built on, for :func:`network.remove`."""
+
+    def __init__(self, chain, upper_bone: str, lower_bone: str):
+        self._chain, self.upper_bone, self.lower_bone = chain, upper_bone, lower_bone
+
+    def __getattr__(self, name: str):
+        return getattr(self._chain, name)
 
 
-def _renumber_animation(obj, removed: int) -> None:
-    """Keys and drivers on chain settings address a chain by position (``two_bone_ik.chains[2].twist``):
-    with chain ``removed`` gone, its F-Curves go too and later chains' move down one, so every
-    chain keeps its own animation (as Blender does for a deleted constraint)."""
+def _network_chain(obj, chain):
+    """``chain``, or when one of its bone fields was cleared, a :class:`_Named` view with the name
+    found from its network's bones: ``MCH-IK-<lower>`` is the child of ``MCH-IK-<upper>``, so
+    either name gives the other."""
+    upper, lower = chain.upper_bone, chain.lower_bone
+    bones = obj.data.bones
+    if upper and not lower:
+        solved = bones.get(f"{network.PREFIX}{upper}")
+        for child in solved.children if solved is not None else ():
+            name = child.name.removeprefix(network.PREFIX)
+            if bones.get(network.parts(upper, name).root) is not None:
+                return _Named(chain, upper, name)
+    elif lower and not upper:
+        solved = bones.get(f"{network.PREFIX}{lower}")
+        if solved is not None and solved.parent is not None:
+            return _Named(chain, solved.parent.name.removeprefix(network.PREFIX), lower)
+    return chain
+
+
+def _remove_driven_constraints(obj, root: str) -> None:
+    """Remove every constraint whose influence driver reads the chain's Influence (root bone
+    ``root``), with its driver: found by the driver, it goes even from a chain bone that was
+    renamed, and a driver left on a deleted bone goes too."""
+    animation = obj.animation_data
+    if animation is None:
+        return
+    influence = network.setting_path_of(root, "influence")
+    for fcurve in list(animation.drivers):
+        if not fcurve.data_path.endswith(".influence") or ".constraints[" not in fcurve.data_path:
+            continue
+        paths = {target.data_path for variable in fcurve.driver.variables for target in variable.targets}
+        if influence not in paths:
+            continue
+        try:
+            pose_bone = obj.path_resolve(fcurve.data_path.rpartition(".constraints[")[0])
+            constraint = obj.path_resolve(fcurve.data_path.removesuffix(".influence"))
+        except ValueError:  # the bone is gone: only the driver is left
+            constraint = None
+        animation.drivers.remove(fcurve)
+        if constraint is not None:
+            pose_bone.constraints.remove(constraint)
+
+
+def _remove_setting_keys(obj, root: str) -> None:
+    """Delete the F-Curves of the chain's settings (keys and drivers on its root bone ``root``'s
+    custom properties), in the object's actions, NLA strips and drivers: the bone goes with the
+    chain."""
+    prefix = f'pose.bones["{bpy.utils.escape_identifier(root)}"]['
     for fcurves in compat.animation_fcurves(obj):
-        for fcurve in list(fcurves):
-            match = _CHAIN_PATH.match(fcurve.data_path)
-            if match is None:
-                continue
-            number = int(match.group(1))
-            if number == removed:
-                fcurves.remove(fcurve)
-            elif number > removed:
-                fcurve.data_path = f"two_bone_ik.chains[{number - 1}]{fcurve.data_path[match.end() :]}"
+        for fcurve in [f for f in fcurves if f.data_path.startswith(prefix)]:
+            fcurves.remove(fcurve)
 
 
 def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
-    """Remove chain ``index`` of ``obj`` and its mechanism; the bones show the animator's pose (their
-    channels were never written).
+    """Remove chain ``index`` of ``obj`` and its network; the bones show the animator's pose (their
+    channels were never written). Keys on the chain's settings (on its network's root bone) go
+    with the bone. A chain whose bone was renamed, deleted or cleared is removed whole too: its
+    constraints are found by their influence drivers, its network by the network's bone names.
 
     Parameters
     ----------
@@ -333,7 +378,12 @@ def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
         or not an empty).
     """
     chain = obj.two_bone_ik.chains[index]
-    mechanism.remove(obj, chain)
+    named = _network_chain(obj, chain)
+    root = network.parts(named.upper_bone, named.lower_bone).root
+    if not network.sharing(obj, chain):  # else the network on these bones is the earlier chain's
+        _remove_driven_constraints(obj, root)
+        _remove_setting_keys(obj, root)
+    network.remove(obj, named)
     chain = obj.two_bone_ik.chains[index]  # Edit Mode may have freed the Python reference
     kept, doomed = [], []
     if delete_empties:
@@ -346,9 +396,6 @@ def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
                 doomed.append(empty)
     settings = obj.two_bone_ik
     settings.chains.remove(index)
-    _renumber_animation(obj, index)
-    for later, chain in enumerate(settings.chains[index:], start=index):
-        mechanism.sync(obj, chain, later)  # their drivers read them by position, one less now
     settings.active_chain_index = max(0, min(settings.active_chain_index, len(settings.chains) - 1))
     for empty in doomed:
         bpy.data.objects.remove(empty, do_unlink=True)

@@ -15,7 +15,8 @@ from bpy.props import (
     StringProperty,
 )
 
-from . import mechanism, readout, scope
+from ..network import build as network
+from . import readout, settings
 from .bones import unique_name
 from .status import STATES
 
@@ -23,57 +24,44 @@ from .status import STATES
 OVERRIDABLE: set[Literal["LIBRARY_OVERRIDABLE"]] = {"LIBRARY_OVERRIDABLE"}
 
 
-def _resolve(self, context) -> None:
-    """Tag the armature so the next depsgraph update re-solves the chain with the new setting."""
-    self.id_data.update_tag()
-
-
-def _replan(self, context) -> None:
-    """A setting that changes what the chain follows: plan the solving order again, then re-solve."""
-    scope.invalidate()
-    self.id_data.update_tag()
-
-
 def _rename(self, context) -> None:
-    """Keep chain names unique and non-empty (the influence drivers find a chain by name), then
-    re-point the drivers."""
+    """Keep chain names unique and non-empty (the panel, the command line and the operators find
+    a chain by name)."""
     others = {chain.name for chain in self.id_data.two_bone_ik.chains if chain != self}
     if not self.name or self.name in others:
         self.name = unique_name(others, self.name or self.lower_bone or "chain")  # calls this again
-        return
-    _sync(self, context)
 
 
 def _sync(self, context) -> None:
-    """Keep the chain's constraints and drivers in step with the setting, then re-solve."""
+    """Keep the chain's network in step with the setting (targets, pole, End Rotation)."""
     obj = self.id_data
     if obj.library is None and obj.pose is not None:
-        mechanism.sync(obj, self)
-    _replan(self, context)
+        network.sync(obj, self)
+        obj.update_tag()
 
 
 class TwoBoneIKChain(bpy.types.PropertyGroup):
     """One two-bone chain: its bones, target, pole and the outputs of its last solve."""
 
-    # Redefined from PropertyGroup's to re-point the influence drivers, which read the chain by name.
+    # Redefined from PropertyGroup's to keep chain names unique.
     name: StringProperty(name="Name", description="Name of the chain", update=_rename, override=OVERRIDABLE)
     enabled: BoolProperty(
         name="Enabled",
-        description="Solve this chain on every update",
-        default=True,
-        update=_resolve,
+        description="Apply this chain (its network's root bone holds the value, animatable there)",
+        get=lambda chain: settings.value(chain, "enabled") > 0.0,
+        set=lambda chain, on: settings.set_value(chain, "enabled", 1.0 if on else 0.0),
         override=OVERRIDABLE,
     )
     upper_bone: StringProperty(
         name="Upper Bone",
         description="Pose bone at the chain's root (thigh, upper arm)",
-        update=_replan,
+        update=_sync,
         override=OVERRIDABLE,
     )
     lower_bone: StringProperty(
         name="Lower Bone",
         description="Pose bone whose tail is the chain's end (shin, forearm); its parent is the upper bone",
-        update=_replan,
+        update=_sync,
         override=OVERRIDABLE,
     )
     target: PointerProperty(
@@ -96,7 +84,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         min=0.0,
         max=1.0,
         subtype="FACTOR",
-        update=_resolve,
+        update=_sync,
         override=OVERRIDABLE,
     )
     pole: PointerProperty(
@@ -104,13 +92,13 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         description="Object the joint (knee, elbow) bends toward; "
         "without one the chain bends as in its rest pose",
         type=bpy.types.Object,
-        update=_replan,
+        update=_sync,
         override=OVERRIDABLE,
     )
     pole_bone: StringProperty(
         name="Pole Bone",
         description="When the pole is an armature: the bone the joint bends toward (at Head/Tail)",
-        update=_replan,
+        update=_sync,
         override=OVERRIDABLE,
     )
     pole_head_tail: FloatProperty(
@@ -119,7 +107,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         min=0.0,
         max=1.0,
         subtype="FACTOR",
-        update=_resolve,
+        update=_sync,
         override=OVERRIDABLE,
     )
     twist: FloatProperty(
@@ -127,7 +115,8 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         description="Turns the bend plane about the root-target axis from where the pole puts it "
         "(positive: right-handed about root to target), e.g. to splay a knee",
         subtype="ANGLE",
-        update=_resolve,
+        get=settings.getter("twist"),
+        set=settings.setter("twist"),
         override=OVERRIDABLE,
     )
     softness: FloatProperty(
@@ -137,7 +126,8 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         min=0.0,
         max=1.0,
         subtype="FACTOR",
-        update=_resolve,
+        get=settings.getter("softness"),
+        set=settings.setter("softness"),
         override=OVERRIDABLE,
     )
     end_rotation: EnumProperty(
@@ -160,30 +150,31 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     influence: FloatProperty(
         name="Influence",
         description="Blend between the FK pose (0) and the full solve (1)",
-        default=1.0,
         min=0.0,
         max=1.0,
         subtype="FACTOR",
-        update=_resolve,
+        get=settings.getter("influence"),
+        set=settings.setter("influence"),
         override=OVERRIDABLE,
     )
 
-    # Outputs of the last solve, read-only. Joint, end and shortfall are read live from the pose
-    # (no write per update, and constraints after the chain are included); the rest is written.
-    # The solved pose itself lives in the chain's mechanism (mechanism.py), never in the channels.
-    state_code: IntProperty(
-        name="State Code", description="Written by the driver: see State", options={"HIDDEN"}
-    )
+    # Readouts, read-only, worked out when read (readout.py): nothing is written per update.
     state: EnumProperty(
         name="State",
-        description="What the last solve came to (read-only); Status says it in words",
+        description="What the chain comes to now (read-only); Status says it in words",
         items=STATES,
-        get=lambda chain: chain.state_code,
+        get=lambda chain: readout.state_code(chain),
     )
-    reachable: BoolProperty(name="Reachable", description="The target was within the chain's reach")
+    reachable: BoolProperty(
+        name="Reachable",
+        description="The target is within the chain's reach (read-only)",
+        get=lambda chain: readout.read(chain).reachable,
+    )
     too_close: BoolProperty(
         name="Too Close",
-        description="The target was unreachable because it was nearer the root than the folded chain",
+        description="The target is unreachable because it is nearer the root than the folded chain "
+        "(read-only)",
+        get=lambda chain: readout.read(chain).too_close,
     )
     shortfall: FloatProperty(
         name="Shortfall",
@@ -215,7 +206,11 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         unit="LENGTH",
         get=lambda chain: readout.end(chain),
     )
-    status: StringProperty(name="Status", description="Empty when the chain solved cleanly, else what to fix")
+    status: StringProperty(
+        name="Status",
+        description="Empty when the chain is right, else what to fix (read-only)",
+        get=lambda chain: readout.read(chain).status.text,
+    )
 
 
 class TwoBoneIKSettings(bpy.types.PropertyGroup):

@@ -1,18 +1,38 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A chain's live outputs, read from the pose (world space, metres): joint, end, shortfall and
-what causes it.
+"""A chain's readouts, worked out when they are read (panel, overlay, report, Python): its state,
+status, reach, joint, end, shortfall and what causes it. Nothing is written per update.
 
-Used as property getters, so nothing is written per update; they read the original data, which
-the active depsgraph keeps current.
+They read the original data, which the active depsgraph keeps current (the viewport's pose), and
+compare the evaluated chain with the solver's answer for the evaluated inputs (docs/contract.md),
+so a pose the network cannot give (other constraints, pose scale, an edited network) is never a
+silent OK: the chain's state is OFF_TARGET and its status names the miss.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
+import bpy
 from mathutils import Vector
 
-from .status import SHEAR_TOLERANCE, STATE_CODES
+from ..network import build as network
+from ..solver import solve_two_bone_ik
+from . import pose, settings
+from .bones import ChainError, chain_bones, end_bone
+from .status import (
+    CLEAN,
+    NO_POLE,
+    POLE_NEAR,
+    POLE_NEAR_LINE,
+    POLE_ON_LINE,
+    REST,
+    SHEAR_TOLERANCE,
+    SOLVER_TOLERANCE,
+    STATE_CODES,
+    Status,
+    error,
+)
 
 ORIGIN = (0.0, 0.0, 0.0)
 FLOAT32_MAX = 3.4028234663852886e38
@@ -27,13 +47,24 @@ CAUSES = (
         "Influence",
         "The chain is disabled or its influence is below 1: the FK pose shows through",
     ),
-    ("WAITING", "One update late", "The chain reads another chain's pose one update late"),
-    ("CONSTRAINTS", "Constraints", "Other constraints or uneven scale move the chain after the solve"),
+    (
+        "CONSTRAINTS",
+        "Constraints",
+        "Other constraints, pose scale or uneven scale move the chain off the solve",
+    ),
     ("TOO_CLOSE", "Too close", "The target is nearer the root than the folded chain"),
     ("TOO_FAR", "Out of reach", "The target is further than the chain reaches"),
     ("SOFTNESS", "Softness", "Softness eases the end short of the target"),
 )
 _CAUSE_CODES = {identifier: code for code, (identifier, _, _) in enumerate(CAUSES)}
+
+
+class Reading(NamedTuple):
+    """What a chain comes to now: its Status and reach (the solver's, for the evaluated inputs)."""
+
+    status: Status
+    reachable: bool = False
+    too_close: bool = False
 
 
 def _lower(chain):
@@ -55,18 +86,312 @@ def end(chain) -> tuple[float, float, float]:
     return tuple(chain.id_data.matrix_world @ bone.tail) if bone else ORIGIN
 
 
-def target_point(chain) -> Vector | None:
-    """World position the chain reaches for: the target's origin, or the point of its bone that
-    Head/Tail picks; None if unset."""
-    target = chain.target
-    if target is None:
+def source_point(chain, which: str) -> Vector | None:
+    """World position of the chain's ``which`` ("target" or "pole"): the object's origin, or the
+    point of its bone that Head/Tail picks; None when unset. Raises ChainError for a bone that
+    is missing, or the chain's own armature without a bone."""
+    source = getattr(chain, which)
+    if source is None:
         return None
-    if chain.target_bone and target.type == "ARMATURE" and target.pose is not None:
-        bone = target.pose.bones.get(chain.target_bone)
-        if bone is None:
-            return None
-        return target.matrix_world @ bone.head.lerp(bone.tail, chain.target_head_tail)
-    return target.matrix_world.translation
+    bone_name = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
+    if source == chain.id_data and not bone_name:
+        raise ChainError(f"The {which} is this armature: pick one of its control bones as {which} bone")
+    if not bone_name:
+        return source.matrix_world.translation.copy()
+    bone = source.pose.bones.get(bone_name) if source.pose is not None else None
+    if bone is None:
+        raise ChainError(f"{which.capitalize()} bone '{bone_name}' not found in '{source.name}'")
+    if source == chain.id_data and bone_name.startswith(network.PREFIX):
+        raise ChainError(f"The {which} bone '{bone_name}' is a chain's mechanism bone: pick a control bone")
+    return source.matrix_world @ bone.head.lerp(bone.tail, getattr(chain, f"{which}_head_tail"))
+
+
+TRANSFORM_CHANNELS = frozenset(
+    {"location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale"}
+)
+
+
+def _constraint_targets(constraint):
+    """(object, subtarget) pairs a constraint reads: one, or several (Armature constraint)."""
+    target = getattr(constraint, "target", None)
+    if isinstance(target, bpy.types.Object):
+        yield target, getattr(constraint, "subtarget", "")
+    for item in getattr(constraint, "targets", ()):
+        if isinstance(item.target, bpy.types.Object):
+            yield item.target, getattr(item, "subtarget", "")
+
+
+def _deforming_bones(mesh, groups=None):
+    """(armature, bone) pairs deforming ``mesh`` through its Armature modifiers, limited to the
+    vertex ``groups`` named (all its groups when None)."""
+    names = [group.name for group in getattr(mesh, "vertex_groups", ())] if groups is None else groups
+    for modifier in getattr(mesh, "modifiers", ()):
+        if modifier.type == "ARMATURE" and modifier.object is not None:
+            for name in names:
+                yield modifier.object, name
+
+
+def _driver_sources(obj, bone_name: str):
+    """(object, bone) read by the drivers on the transform channels of ``obj`` (``bone_name`` '')
+    or of its pose bone ``bone_name``."""
+    animation = obj.animation_data
+    prefix = f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].' if bone_name else ""
+    for fcurve in animation.drivers if animation is not None else ():
+        owner, _, channel = fcurve.data_path.rpartition(".")
+        if channel not in TRANSFORM_CHANNELS or (f"{owner}." if owner else "") != prefix:
+            continue
+        for variable in fcurve.driver.variables:
+            for target in variable.targets:
+                if isinstance(target.id, bpy.types.Object):
+                    yield target.id, target.bone_target if target.id.type == "ARMATURE" else ""
+
+
+def _follows(source, bone_name: str):
+    """Every (object, bone) whose pose moves ``source`` (its bone ``bone_name``, or the object for
+    ''): the bone and its parents, and what parenting (bone, object, vertex), constraints and
+    drivers make each of them follow, at any depth; a mesh read by a constraint or a driver, or
+    vertex-parented to, brings the bones deforming it."""
+    stack, seen = [(source, bone_name)], set()
+    while stack:
+        obj, name = stack.pop()
+        if (obj.session_uid, name) in seen:
+            continue
+        seen.add((obj.session_uid, name))
+        yield obj, name
+        read = []  # (object, subtarget) read by constraints and drivers
+        bone = obj.data.bones.get(name) if name and obj.type == "ARMATURE" and obj.pose is not None else None
+        if bone is not None:
+            read += [pair for c in obj.pose.bones[name].constraints for pair in _constraint_targets(c)]
+            read += _driver_sources(obj, name)
+            stack.append((obj, bone.parent.name) if bone.parent is not None else (obj, ""))
+        if not name:
+            read += [pair for c in obj.constraints for pair in _constraint_targets(c)]
+            read += _driver_sources(obj, "")
+            parent = obj.parent
+            if parent is not None and obj.parent_type == "BONE" and parent.type == "ARMATURE":
+                stack.append((parent, obj.parent_bone))
+            elif parent is not None:
+                stack.append((parent, ""))
+                if obj.parent_type not in {"OBJECT", "ARMATURE"}:  # vertex, lattice, curve
+                    stack += _deforming_bones(parent)
+        elif bone is None:
+            stack.append((obj, ""))  # a missing bone: at least the object
+        for other, subtarget in read:
+            if other.type == "ARMATURE":
+                stack.append((other, subtarget))
+            else:
+                stack.append((other, ""))
+                stack += _deforming_bones(other, [subtarget] if subtarget else None)
+
+
+def _moves_with(obj, chain, source, bone_name: str) -> bool:
+    """Whether ``source`` (or its bone ``bone_name``) follows the chain's upper bone or the part of
+    its network that follows the target (through parenting, constraints, drivers or a deformed
+    mesh): a cycle, the chain would chase its own target."""
+    names = network.parts(chain.upper_bone, chain.lower_bone)
+    moving = {chain.upper_bone, names.target, names.aim}
+    return any(armature == obj and name in moving for armature, name in _follows(source, bone_name))
+
+
+def check_sources(chain) -> None:
+    """ChainError (the chain's status) for a target or pole that is unusable: missing, a missing
+    bone, the armature itself without a bone, a mechanism bone, or one that moves with the chain's
+    bones (a cycle)."""
+    obj = chain.id_data
+    for which in ("target", "pole"):
+        if source_point(chain, which) is None:
+            if which == "target":
+                raise ChainError("Set a target object")
+            continue
+        source = getattr(chain, which)
+        bone_name = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
+        if _moves_with(obj, chain, source, bone_name):
+            label = f"{which} bone '{bone_name}'" if bone_name else f"{which} '{source.name}'"
+            raise ChainError(f"The {label} moves with the chain's own bones: a cycle")
+
+
+def target_point(chain) -> Vector | None:
+    """World position the chain reaches for, or None (unset, or a missing bone)."""
+    try:
+        return source_point(chain, "target")
+    except ChainError:
+        return None
+
+
+def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float) -> Status:
+    """POLE_ON_LINE when the solver falls back to its axis (contract D2's test), POLE_NEAR when the
+    pole is within POLE_NEAR_LINE x length of the root-target line, else CLEAN."""
+    forward = target - root
+    if forward.length <= SOLVER_TOLERANCE * length:
+        return CLEAN  # target at the root: the fold direction comes from the pole alone
+    offset = pole_hint - root
+    distance = offset.cross(forward).length / forward.length
+    if distance <= SOLVER_TOLERANCE * max(offset.length, length):
+        return POLE_ON_LINE
+    return POLE_NEAR if distance < POLE_NEAR_LINE * length else CLEAN
+
+
+def _invertible(matrix) -> bool:
+    determinant = matrix.determinant()
+    axes = matrix.col[0].xyz.length * matrix.col[1].xyz.length * matrix.col[2].xyz.length
+    return math.isfinite(determinant) and axes > 0.0 and abs(determinant) > 1e-6 * axes
+
+
+def check_target_rotation(chain) -> None:
+    """ChainError when the target's world rotation, which End Rotation Target copies onto the end
+    bone, is not a rotation: a zero, flat or non-finite scale, or a non-finite rotation."""
+    source = chain.target
+    matrix = source.matrix_world
+    bone_name = chain.target_bone if source.type == "ARMATURE" else ""
+    if bone_name:
+        matrix = matrix @ source.pose.bones[bone_name].matrix
+    if not _invertible(matrix.to_3x3()):
+        raise ChainError(
+            f"The target '{source.name}' has a zero or non-finite rotation or scale: End Rotation "
+            "Target has no rotation to copy"
+        )
+
+
+def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
+    """The solver's (joint, end, reachable, too close, chain length, Status) for the chain's
+    current inputs, armature space: the root and lengths of its network's root bone, the target
+    and pole (or the rest bend side). Raises ChainError."""
+    obj = chain.id_data
+    names = network.parts(chain.upper_bone, chain.lower_bone)
+    root_bone = obj.pose.bones[names.root]
+    world = obj.matrix_world
+    if not _invertible(world):
+        raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
+    to_armature = world.inverted()
+    target = source_point(chain, "target")
+    if target is None:
+        raise ChainError("Set a target object")
+    pole = source_point(chain, "pole")
+    values = settings.checked(chain)
+    upper, lower = chain_bones(obj, chain)
+    scale = root_bone.matrix.to_3x3().col[1].length
+    a = (lower.head_local - upper.head_local).length * scale
+    b = lower.length * scale
+    root = root_bone.head.copy()
+    target_point_ = to_armature @ target
+    status = CLEAN
+    if pole is None:
+        pole_hint = obj.pose.bones[names.hint].head.copy()
+        status = NO_POLE
+    else:
+        pole_hint = to_armature @ pole
+    if not math.isfinite(sum((*root, *target_point_, *pole_hint))):
+        raise ChainError("Target, pole or bones are at a non-finite position")
+    result = solve_two_bone_ik(
+        root,
+        target_point_,
+        pole_hint,
+        a,
+        b,
+        tolerance=SOLVER_TOLERANCE,
+        twist=values["twist"],
+        softness=min(max(values["softness"], 0.0), 1.0),
+    )
+    if status == CLEAN:
+        status = _pole_warning(root, target_point_, pole_hint, a + b)
+    too_close = not result.reachable and (target_point_ - root).length < abs(a - b)
+    return Vector(result.joint), Vector(result.end), bool(result.reachable), too_close, a + b, status
+
+
+def read(chain) -> Reading:
+    """What the chain comes to now (see the module's docstring); never raises."""
+    obj = chain.id_data
+    try:
+        if obj.pose is None:
+            raise ChainError(f"Armature '{obj.name}' has no pose yet")
+        upper, lower = chain_bones(obj, chain)
+        problem = network.problem(obj, chain)
+        if problem:
+            raise ChainError(problem)
+        check_sources(chain)
+        if chain.end_rotation == "TARGET":
+            if end_bone(chain, lower) is None:
+                raise ChainError(f"End Rotation is Target, but '{lower.name}' has no child bone to turn")
+            check_target_rotation(chain)
+        joint_point, end_point, reachable, too_close, length, status = expected(chain)
+    except ChainError as problem:
+        return Reading(error(str(problem)))
+    if obj.data.pose_position == "REST":
+        return Reading(Status("REST", REST.format(obj.name)), reachable, too_close)
+    values = settings.values(chain)
+    if values["enabled"] > 0.0 and values["influence"] >= 1.0:
+        bones = obj.pose.bones
+        miss = max((bones[lower.name].head - joint_point).length, (bones[lower.name].tail - end_point).length)
+        own_miss, own_cause = _own_channels(obj, upper, lower)
+        if own_cause or not miss <= SHEAR_TOLERANCE * length:  # a NaN pose misses too
+            cause = own_cause or _cause(obj, chain, upper, lower, obj.matrix_world.to_scale())
+            miss = max(miss, own_miss)
+            off = f"{miss:.3g} armature units off" if math.isfinite(miss) else "at a non-finite position, off"
+            return Reading(Status("OFF_TARGET", f"The chain is {off} its solve: {cause}"), False, too_close)
+    return Reading(status, reachable, too_close)
+
+
+def _own_channels(obj, upper, lower) -> tuple[float, str]:
+    """(miss, cause) of the chain bones' own location and scale channels, which the network does
+    not read (armature units): how far they move the FK chain's heads and tail, or stretch a bone
+    (its scale's change times its length); (0.0, '') when they hold nothing."""
+    bones = obj.pose.bones
+    parent = bones[upper.parent.name].matrix if upper.parent is not None else None
+    posed, stripped, miss, cause = parent, parent, 0.0, ""
+    for bone in (upper, lower):
+        basis = bones[bone.name].matrix_basis
+        _location, rotation, scale = basis.decompose()
+        before = pose.to_pose(bone, basis, posed)
+        after = pose.to_pose(bone, rotation.to_matrix().to_4x4(), stripped)
+        moved = max(
+            (before.translation - after.translation).length,
+            (
+                (before.translation + before.col[1].xyz * bone.length)
+                - (after.translation + after.col[1].xyz * bone.length)
+            ).length,
+        )
+        stretched = max(abs(value - 1.0) for value in scale) * bone.length
+        if stretched > 1e-6 * bone.length:
+            cause = cause or "the chain bones' own scale is not used by the network: set it on a parent"
+        elif moved > 1e-6 * bone.length:
+            cause = cause or "the chain bones' own location is not used by the network: set it on a parent"
+        miss = max(miss, moved, stretched)
+        posed, stripped = before, after
+    return miss, cause
+
+
+def _stopped_driver(obj, chain) -> str:
+    """The data path of a driver of the chain's network that Blender has stopped ('' when none):
+    an expression that failed once (on a value that was not a number) gives 0 until rebuilt."""
+    names = (*network.parts(chain.upper_bone, chain.lower_bone), chain.upper_bone, chain.lower_bone)
+    paths = tuple(f'pose.bones["{bpy.utils.escape_identifier(name)}"]' for name in names)
+    animation = obj.animation_data
+    for fcurve in animation.drivers if animation is not None else ():
+        if fcurve.data_path.startswith(paths) and not fcurve.driver.is_valid:
+            return fcurve.data_path
+    return ""
+
+
+def _cause(obj, chain, upper, lower, scale) -> str:
+    """What most likely moves a chain off its solve, in words."""
+    stopped = _stopped_driver(obj, chain)
+    if stopped:
+        return f"Blender stopped its network's driver {stopped}: run Pose > Two-Bone IK > Update Mechanism"
+    bones = obj.pose.bones
+    for name in (upper.name, lower.name):
+        if any(
+            c.enabled and c.influence > 0.0 and c.name != network.CONSTRAINT for c in bones[name].constraints
+        ):
+            return f"other constraints on '{name}' move it"
+    if any(abs(value - 1.0) > 1e-6 for name in (upper.name, lower.name) for value in bones[name].scale):
+        return "the chain bones' own scale is not used by the network: set it on a parent"
+    if max(scale) > (1.0 + 1e-6) * min(scale):
+        return "the armature's uneven scale shears the influence blend"
+    return "its network was edited: run Pose > Two-Bone IK > Update Mechanism"
+
+
+def state_code(chain) -> int:
+    return STATE_CODES[read(chain).status.state]
 
 
 def shortfall(chain) -> float:
@@ -86,23 +411,28 @@ def _distance(end_point, point: Vector) -> float:
 
 def shortfall_cause(chain) -> int:
     """The code of the first of CAUSES that applies to the chain's shortfall ("NONE" when the end
-    is on the target within float32 noise)."""
+    is on the target within float32 noise). A chain off its solve is "CONSTRAINTS" even with its
+    end on the target: its pose is not the one its bones' channels ask for (own scale ignored)."""
     bone = _lower(chain)
     point = target_point(chain)
-    if bone is None or chain.state_code == STATE_CODES["ERROR"] or point is None:
+    reading = read(chain)
+    if bone is None or reading.status.state == "ERROR" or point is None:
         return _CAUSE_CODES["NOT_SOLVED"]
+    if reading.status.state == "OFF_TARGET" and settings.value(chain, "influence") >= 1.0:
+        return _CAUSE_CODES["CONSTRAINTS"]
     upper = chain.id_data.pose.bones.get(chain.upper_bone)
     world = chain.id_data.matrix_world
     head, joint_, tail = (world @ p for p in (upper.head if upper else bone.head, bone.head, bone.tail))
     if _distance(tail, point) <= SHEAR_TOLERANCE * ((joint_ - head).length + (tail - joint_).length):
         return _CAUSE_CODES["NONE"]
-    state = chain.state
+    state = reading.status.state
     if state == "REST":
         return _CAUSE_CODES["REST"]
-    if not chain.enabled or chain.influence < 1.0:
+    values = settings.values(chain)
+    if not values["enabled"] > 0.0 or values["influence"] < 1.0:
         return _CAUSE_CODES["INFLUENCE"]
-    if state in ("WAITING", "OFF_TARGET"):
-        return _CAUSE_CODES["WAITING" if state == "WAITING" else "CONSTRAINTS"]
-    if not chain.reachable:
-        return _CAUSE_CODES["TOO_CLOSE" if chain.too_close else "TOO_FAR"]
-    return _CAUSE_CODES["SOFTNESS" if chain.softness > 0.0 else "CONSTRAINTS"]
+    if state == "OFF_TARGET":
+        return _CAUSE_CODES["CONSTRAINTS"]
+    if not reading.reachable:
+        return _CAUSE_CODES["TOO_CLOSE" if reading.too_close else "TOO_FAR"]
+    return _CAUSE_CODES["SOFTNESS" if values["softness"] > 0.0 else "CONSTRAINTS"]

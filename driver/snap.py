@@ -8,9 +8,9 @@ import math
 from mathutils import Matrix, Vector
 
 from ..solver import solve_two_bone_ik
-from . import evaluate, pose, visual
+from . import pose, readout, settings, visual
+from .bones import ChainError, chain_bones
 from .chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
-from .evaluate import ChainError, chain_bones, evaluate_chain
 from .status import SOLVER_TOLERANCE
 
 
@@ -45,7 +45,7 @@ def _invertible(matrix: Matrix) -> bool:
 def check_sources(context, obj, chain) -> None:
     """Refuse to snap a chain whose target or pole cannot be moved onto its FK pose.
 
-    The driver's own checks (:func:`evaluate.source_matrix`) refuse a target or pole that is the
+    The readouts' checks (:func:`readout.check_sources`) refuse a target or pole that is the
     chain's armature without a bone, a missing bone, or anything that moves with the chain's bones
     (a cycle); moving any of those would move the rig or the chain itself. A source on an armature
     with zero or invalid scale is refused too: a bone there cannot be placed.
@@ -57,11 +57,9 @@ def check_sources(context, obj, chain) -> None:
     """
     if not _invertible(obj.matrix_world):
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
-    depsgraph = context.evaluated_depsgraph_get()
+    readout.check_sources(chain)
     for which in ("target", "pole"):
-        if evaluate.source_matrix(obj, chain, depsgraph, which, check_cycle=True) is None:
-            if which == "target":
-                raise ChainError("Set a target object")
+        if getattr(chain, which) is None:
             continue
         moved = controlled(chain, which)
         source = getattr(chain, which)
@@ -327,7 +325,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     pole = pole_point(joint, side, length)
     if not math.isfinite(end.length + pole.length):  # NaN or inf in either
         raise ChainError("The FK pose is at a non-finite position: nothing to snap to")
-    evaluate.check_settings(chain)
+    settings.checked(chain)
     tip, pole = _undo_settings(chain, root, joint, end, pole)
     target = controlled(chain, "target")
     target_before = _channels(target)
@@ -352,9 +350,9 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     """
     if chain.target is None:
         raise ChainError("Set a target object")
-    # Solved here, not by the handler: a disabled chain is snapped too, from this frame's inputs.
-    evaluate_chain(obj, chain, context.evaluated_depsgraph_get())
-    context.view_layer.update()  # the mechanism bones' new pose reaches the evaluated armature
+    # The network's solved bones hold the full solve whatever the influence: a disabled chain is
+    # snapped too, from this frame's inputs.
+    context.view_layer.update()
     depsgraph = context.evaluated_depsgraph_get()
     if not applied(chain.state):
         raise ChainError(chain.status)

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A chain's state (data: what the driver, panel, overlay and command line branch on) and the
-sentence the user reads with it, and writing a chain's outputs.
+"""A chain's state (data: what the panel, overlay, operators and command line branch on) and the
+sentence the user reads with it.
 
-Shared by the exact per-chain path (evaluate.py) and the batched one (batch.py). No code tests a
-status sentence: rewording or translating one changes no behaviour.
+Worked out by the readouts (readout.py) when read. No code tests a status sentence: rewording or
+translating one changes no behaviour.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ STATES = (
     ("NOTE", "Solved, with a note", "The chain solved; the status says something worth knowing"),
     ("WARNING", "Solved, with a warning", "The chain solved, but its bend is unstable or a fallback"),
     ("OFF_TARGET", "Off target", "The chain solved, but something after it moves its end off the solve"),
-    ("WAITING", "One update late", "The chain reads another chain's pose one update late"),
     ("REST", "Rest Position", "The armature shows its Rest Position: the chain is not applied"),
     ("ERROR", "Not solved", "The chain did not solve: its pose was left alone"),
 )
@@ -44,7 +43,6 @@ CLEAN = Status("OK")
 NO_POLE = Status("NOTE", "No pole: the joint bends as in the rest pose")
 POLE_ON_LINE = Status("WARNING", "Pole is on the root-target line: the bend uses the fallback axis")
 POLE_NEAR = Status("WARNING", "Pole is nearly on the root-target line: the bend is unstable")
-SHEARED = Status("OFF_TARGET", "Uneven pose scale shears the chain: its end misses the solve")
 REST = "Armature '{}' is in Rest Position: the chain is not applied"
 
 
@@ -60,19 +58,3 @@ def applied(state: str) -> bool:
 
 def error(text: str) -> Status:
     return Status("ERROR", text)
-
-
-def set_outputs(chain, status: Status, reachable: bool, too_close: bool = False) -> None:
-    """Write the chain's state (``chain.state`` reads it from ``state_code``), status sentence and
-    reach: only what changed, because every write tags the armature for another evaluation."""
-    if solved(status.state) and chain.id_data.data.pose_position == "REST":
-        status = Status("REST", REST.format(chain.id_data.name))
-    code = STATE_CODES[status.state]
-    if chain.state_code != code:
-        chain.state_code = code
-    if chain.reachable != reachable:
-        chain.reachable = reachable
-    if chain.too_close != too_close:
-        chain.too_close = too_close
-    if chain.status != status.text:
-        chain.status = status.text

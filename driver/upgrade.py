@@ -1,19 +1,22 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Files saved by 0.1.0: give the animator's FK pose back to the channels, once, on load.
+"""Files saved by earlier versions: chains get their network, once, on load.
 
-0.1.0 wrote the solved pose into the chain bones' own channels and kept the animator's pose in
+- 0.1.0 wrote the solved pose into the chain bones' own channels and kept the animator's pose in
 hidden chain properties: ``fk_<slot>`` (the FK ``matrix_basis``), ``written_<slot>`` (what it last
 wrote), ``has_written``/``has_written_end`` and ``fk_serial``, for the slots upper, lower and end.
 A channel that still holds what 0.1.0 wrote gets its FK value back; one that differs was set by the
 user or the animation since, and is the FK pose already. Then the old properties are deleted and
-the chain gets its mechanism (mechanism.py), which shows the same evaluated pose.
+the chain gets its network (network/build.py), which shows the same evaluated pose.
 """
 
 from __future__ import annotations
 
+import re
+
 from mathutils import Matrix
 
-from . import mechanism, pose
+from ..network import build as network
+from . import compat, pose
 from .bones import ChainError, chain_bones, end_bone
 
 LEGACY_KEYS = (
@@ -75,17 +78,60 @@ def restore_fk(obj, chain) -> None:
             del stored[key]
 
 
-def upgrade(obj) -> list[str]:
-    """Upgrade the 0.1.0 chains of armature object ``obj`` (not linked): FK back into the channels,
-    old properties gone, mechanism built. Returns the names of the chains upgraded.
+# A chain setting addressed by position or by name, as earlier versions keyed it.
+_SETTING_PATH = re.compile(
+    r'two_bone_ik\.chains\[(\d+|"(?:[^"\\]|\\.)*")\]\.(influence|enabled|twist|softness)$'
+)
 
-    Raises MechanismError when the mechanism's bones cannot be added (the chains' status then says
+
+def _chain_of(obj, key: str):
+    chains = obj.two_bone_ik.chains
+    if key.startswith('"'):
+        return chains.get(key[1:-1].replace('\\"', '"').replace("\\\\", "\\"))
+    index = int(key)
+    return chains[index] if index < len(chains) else None
+
+
+def repoint_settings(obj) -> int:
+    """Re-point the F-Curves of ``obj`` that animate chain settings by their old paths to the
+    custom properties of the chains' root bones; returns how many."""
+    count = 0
+    for fcurves in compat.animation_fcurves(obj):
+        for fcurve in list(fcurves):
+            match = _SETTING_PATH.match(fcurve.data_path)
+            chain = _chain_of(obj, match.group(1)) if match else None
+            if chain is None:
+                continue
+            root = network.parts(chain.upper_bone, chain.lower_bone).root
+            fcurve.data_path = network.setting_path_of(root, match.group(2))
+            count += 1
+    return count
+
+
+def needs_network(obj, chain) -> bool:
+    """Whether ``chain`` was saved without a network (0.1.0, or before the network existed) and can
+    have one: its bones are there, its network's root bone is not."""
+    try:
+        chain_bones(obj, chain)
+    except ChainError:
+        return False
+    return obj.pose.bones.get(network.parts(chain.upper_bone, chain.lower_bone).root) is None
+
+
+def upgrade(obj) -> list[str]:
+    """Upgrade the chains of armature object ``obj`` (not linked) saved by earlier versions: FK back
+    into the channels (0.1.0), network built, setting animation re-pointed. Returns the names of
+    the chains upgraded.
+
+    Raises MechanismError when the network's bones cannot be added (the chains' status then says
     to run Update Mechanism); the FK pose is back in the channels either way.
     """
-    legacy = [chain for chain in obj.two_bone_ik.chains if is_legacy(chain)]
-    names = [chain.name for chain in legacy]
-    for chain in legacy:
-        restore_fk(obj, chain)
-    if legacy:
-        mechanism.build(obj, legacy)
+    for chain in obj.two_bone_ik.chains:
+        if is_legacy(chain):
+            restore_fk(obj, chain)
+    old = [chain for chain in obj.two_bone_ik.chains if needs_network(obj, chain)]
+    names = [chain.name for chain in old]
+    if old:
+        network.build(obj, old)
+        repoint_settings(obj)
     return names

@@ -1,18 +1,19 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The chain's result as channel values: what Apply, Bake and Snap FK to IK write into the bones.
 
-The chain's constraints blend each bone from its own channels (the FK pose) to its mechanism bone
-(mechanism.py) by their evaluated influence. A bone with no other constraint gets the rotation of
-its evaluated pose (exact whatever the blend did); a bone with other constraints gets the local blend
-of its FK pose and its mechanism bone, so those constraints stay out of the keys and still apply on
-top. Location and scale channels stay as they are.
+The chain's constraints blend each bone from its own channels (the FK pose) to its network's solved
+bone (network/build.py) by their evaluated influence. A bone with no other constraint gets the
+rotation of its evaluated pose (exact whatever the blend did); a bone with other constraints gets
+the local blend of its FK pose and the solved bone's orientation, so those constraints stay out of
+the keys and still apply on top. Location and scale channels stay as they are.
 """
 
 from __future__ import annotations
 
 from mathutils import Matrix, Vector
 
-from . import mechanism, pose
+from ..network import build as network
+from . import pose
 from .bones import ChainError, chain_bones, end_bone
 
 
@@ -36,9 +37,9 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
     obj : bpy.types.Object
         The armature object (original).
     chain : TwoBoneIKChain
-        One of its chains, solved on the current frame (its mechanism bones hold the solve).
+        One of its chains (its network's solved bones hold the solve).
     depsgraph : bpy.types.Depsgraph
-        Read through: the evaluated channels, mechanism bones and constraint influences.
+        Read through: the evaluated channels, solved bones and constraint influences.
     influence : float or None
         Use this influence instead of the constraints' evaluated ones (1.0: the full solve).
 
@@ -50,25 +51,30 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
     Raises
     ------
     ChainError
-        When the chain's bones or mechanism are missing.
+        When the chain's bones or network are missing.
     """
     upper_bone, lower_bone = chain_bones(obj, chain)
-    mechanism_upper, mechanism_lower = mechanism.mechanism_bones(obj, chain)
+    problem = network.problem(obj, chain)
+    if problem:
+        raise ChainError(problem)
+    names = network.parts(upper_bone.name, lower_bone.name)
     obj_eval = obj.evaluated_get(depsgraph)
     bones = obj_eval.pose.bones
     results = []
     # Copies: evaluated data is freed on the next evaluation, and mathutils would still point at it.
     parent_matrix = bones[upper_bone.name].parent.matrix.copy() if upper_bone.parent is not None else None
-    for bone, mechanism_name in ((upper_bone, mechanism_upper), (lower_bone, mechanism_lower)):
+    for bone, solved_name in ((upper_bone, names.upper), (lower_bone, names.lower)):
         pose_bone = bones[bone.name]
         fk = pose_bone.matrix_basis.copy()
-        if influence is None and _only_ours(pose_bone, mechanism.CONSTRAINT):
+        if influence is None and _only_ours(pose_bone, network.CONSTRAINT):
             # The evaluated pose itself: Blender blends influence in world space, which differs
             # from a local blend under non-uniform scale; the rotation that gives it is exact.
             basis = pose.turned_basis(bone, fk, pose_bone.head, pose_bone.matrix.to_3x3(), parent_matrix)
         else:
-            weight = _influence(pose_bone, mechanism.CONSTRAINT, influence)
-            basis = pose.blend(fk, bones[mechanism_name].matrix_basis.copy(), weight)
+            weight = _influence(pose_bone, network.CONSTRAINT, influence)
+            solved = bones[solved_name].matrix
+            full = pose.turned_basis(bone, fk, solved.translation, solved.to_3x3(), parent_matrix)
+            basis = pose.blend(fk, full, weight)
         results.append((bone.name, basis))
         lower_pose = pose.to_pose(bone, basis, parent_matrix)  # the lower bone's, after the loop
         parent_matrix = lower_pose
@@ -85,11 +91,11 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         pose_bone = bones[end.name]
         head = lower_pose @ Vector((0.0, lower_bone.length, 0.0))  # the lower bone's tail
         fk_end = pose_bone.matrix_basis.copy()
-        if influence is None and _only_ours(pose_bone, mechanism.END_CONSTRAINT):
+        if influence is None and _only_ours(pose_bone, network.END_CONSTRAINT):
             solved = pose.turned_basis(end, fk_end, head, pose_bone.matrix.to_3x3(), lower_pose)
             results.append((end.name, solved))
         else:
             solved = pose.turned_basis(end, fk_end, head, orientation, lower_pose)
-            weight = _influence(pose_bone, mechanism.END_CONSTRAINT, influence)
+            weight = _influence(pose_bone, network.END_CONSTRAINT, influence)
             results.append((end.name, pose.blend(fk_end, solved, weight)))
     return results

@@ -12,8 +12,8 @@ bone                  parent                      what it does
                                                   animatable settings as custom properties
 ``MCH-IK-L-target``   root                        Copy Location of the target: its local
                                                   position measures the distance in root units
-``MCH-IK-L-aim``      none (armature space)       at the root, Y aimed at the target (Damped
-                                                  Track; +X when the target is at the root, D2)
+``MCH-IK-L-aim``      the upper bone's parent,    at the root, Y aimed at the target (Damped
+                      not inheriting rotation     Track; +X when the target is at the root, D2)
 ``MCH-IK-L-pole``     aim                         Copy Location of the pole (or of the hint):
                                                   the pole hint in the aim frame
 ``MCH-IK-L-hint``     root                        the pole hint used without a pole: the rest
@@ -103,9 +103,14 @@ class RestShape(NamedTuple):
     head:                     the root (upper bone's head).
     upper_length, lower_length: |lower head - head| and the lower bone's length.
     side:                     unit direction from the root-end line towards the joint.
-    upper_rest, lower_rest:   4x4 rest matrices of the solved bones, in the aim frame at rest
-                              (identity orientation at the root): each segment along +Y, its bend
+    upper_rest:               4x4 rest matrix of the solved upper bone, in the aim frame at rest
+                              (identity orientation at the root): its segment along +Y, the bend
                               normal along -X.
+    lower_rest:               the solved lower bone's, at the chain's rest offset from the solved
+                              upper bone (as the lower bone is from the upper one), so that its
+                              local transform is the lower bone's own and blends in local space.
+    lower_turn:               the rest angle from the upper segment to the lower one about the
+                              aim frame's +X (0 straight, negative bent).
     """
 
     head: Vector
@@ -114,6 +119,7 @@ class RestShape(NamedTuple):
     side: Vector
     upper_rest: Matrix
     lower_rest: Matrix
+    lower_turn: float
 
 
 def rest_shape(upper, lower) -> RestShape:
@@ -132,17 +138,18 @@ def rest_shape(upper, lower) -> RestShape:
     reach = lower.tail - head
     forward = reach.normalized() if reach.length > PARALLEL * (a + b) else upper_direction
 
-    def solved(direction, matrix, at) -> Matrix:
-        hinge = Matrix((normal, direction, normal.cross(direction))).transposed()
-        return Matrix.Translation(at) @ (HINGE @ hinge.transposed() @ matrix).to_4x4()
-
+    # Armature axes -> the aim frame at rest: the upper segment onto +Y, the bend normal onto -X.
+    to_aim = HINGE @ Matrix((normal, upper_direction, normal.cross(upper_direction)))
+    upper_rest = Matrix.Translation(head) @ (to_aim @ upper_matrix).to_4x4()
+    lower_in_aim = to_aim @ lower_direction
     return RestShape(
         head,
         a,
         b,
         forward.cross(normal).normalized(),
-        solved(upper_direction, upper_matrix, head),
-        solved(lower_direction, lower_matrix, head + Vector((0.0, a, 0.0))),
+        upper_rest,
+        upper_rest @ upper.matrix.inverted() @ lower.matrix,
+        math.atan2(lower_in_aim.z, lower_in_aim.y),
     )
 
 
@@ -181,7 +188,12 @@ def _edit_chain(bones, collection, chain, names: Parts) -> RestShape:
     root.inherit_scale = upper.inherit_scale
     root.use_local_location = upper.use_local_location
     _new_bone(bones, collection, names.target, upper.matrix, size, root)
-    aim = _new_bone(bones, collection, names.aim, at_root, size)
+    # A hinge child of the upper bone's parent: its head is the root and its scale the parents',
+    # its orientation armature-aligned (then turned by its own rotation and the Damped Track).
+    aim = _new_bone(bones, collection, names.aim, at_root, size, upper.parent)
+    aim.use_connect = upper.use_connect
+    aim.use_inherit_rotation = False
+    aim.inherit_scale = upper.inherit_scale
     _new_bone(bones, collection, names.pole, at_root, size, aim)
     hint = Matrix.Translation(shape.head + shape.side * (shape.upper_length + shape.lower_length))
     _new_bone(bones, collection, names.hint, hint, size, root)
@@ -189,6 +201,15 @@ def _edit_chain(bones, collection, chain, names: Parts) -> RestShape:
     solved_upper = _new_bone(bones, collection, names.upper, shape.upper_rest, upper.length, roll)
     _new_bone(bones, collection, names.lower, shape.lower_rest, lower.length, solved_upper)
     return shape
+
+
+def lower_space(lower) -> str:
+    """The space the lower bone copies its solved bone in: local (its influence blends relative to
+    its own parent, as the solved bone's rest is the same offset from the solved upper bone) when
+    it inherits as Blender's defaults do; world (exact at full influence, blended as Blender blends
+    constraints) when an inherit flag makes local transforms mean something else."""
+    default = lower.use_inherit_rotation and lower.inherit_scale == "FULL" and lower.use_local_location
+    return "LOCAL" if default else "WORLD"
 
 
 def _constraint(pose_bone, kind: str, name: str, target, subtarget: str = "", space: str = "WORLD"):
@@ -200,13 +221,9 @@ def _constraint(pose_bone, kind: str, name: str, target, subtarget: str = "", sp
     return constraint
 
 
-def _source(constraint, chain, which: str, fallback: tuple | None = None) -> None:
-    """Aim ``constraint`` at the chain's target or pole (a bone's Head/Tail point), or at
-    ``fallback`` (object, bone) when it has none."""
+def _source(constraint, chain, which: str) -> None:
+    """Aim ``constraint`` at the chain's target or pole (a bone's Head/Tail point), or at nothing."""
     source = getattr(chain, which)
-    if source is None and fallback is not None:
-        constraint.target, constraint.subtarget = fallback
-        return
     constraint.target = source
     if source is not None and source.type == "ARMATURE":
         constraint.subtarget = getattr(chain, f"{which}_bone")
@@ -278,6 +295,10 @@ def _influence(obj, constraint, names: Parts) -> None:
 def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
     """Pose Mode part of :func:`build`: constraints, drivers and settings on the new bones."""
     bones = obj.pose.bones
+    for name in names:
+        # A rebuilt bone keeps the pose channels of the one it replaces (Blender keeps them by
+        # name): clear what a script or a broken file left there.
+        bones[name].matrix_basis = Matrix.Identity(4)
     _settings(obj, chain, names)
     reach = shape.upper_length + shape.lower_length
 
@@ -287,19 +308,19 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
     aim = bones[names.aim]
     aim.rotation_mode = "QUATERNION"
     aim.rotation_quaternion = AIM_ROTATION
-    _constraint(aim, "COPY_LOCATION", "Root", obj, names.root, "POSE")
-    _constraint(aim, "COPY_SCALE", "Root Scale", obj, names.root, "POSE")
     # Pose space for both: under a non-uniform armature scale a world-space aim shears the frame.
     track = _constraint(aim, "DAMPED_TRACK", "Aim", obj, names.target, "POSE")
     _distance(_driver(track, "influence", -1, expressions.aim_influence(reach, SOLVER_TOLERANCE)), obj, names)
-    # The eased distance lives in the aim bone's location channel, which its Copy
-    # Location overrides: a slot the angle drivers read.
-    distance = _driver(aim, "location", 0, expressions.soft_distance(shape.upper_length, shape.lower_length))
+    pole = bones[names.pole]
+    # The hint first, the pole over it: a deleted pole leaves the hint (the rest bend), with no
+    # Python to notice it.
+    _constraint(pole, "COPY_LOCATION", "Hint", obj, names.hint)
+    _source(_constraint(pole, "COPY_LOCATION", "Pole", None), chain, "pole")
+    # The eased distance lives in the pole probe's location channel, which its Copy Location
+    # overrides: a slot the angle drivers read.
+    distance = _driver(pole, "location", 0, expressions.soft_distance(shape.upper_length, shape.lower_length))
     _distance(distance, obj, names)
     _property(distance, "k", obj, setting_path(names, "softness"))
-
-    pole = bones[names.pole]
-    _source(_constraint(pole, "COPY_LOCATION", "Pole", None), chain, "pole", (obj, names.hint))
 
     roll = bones[names.roll]
     roll.rotation_mode = "XYZ"
@@ -316,7 +337,7 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
     a, b = shape.upper_length, shape.lower_length
     for name, expression, rest in (
         (names.upper, expressions.upper_angle(a, b, SOLVER_TOLERANCE), shape.upper_rest),
-        (names.lower, expressions.lower_angle(a, b), shape.lower_rest),
+        (names.lower, expressions.lower_angle(a, b, shape.lower_turn), shape.lower_rest),
     ):
         solved = bones[name]
         solved.rotation_mode = "AXIS_ANGLE"
@@ -324,30 +345,62 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
         axis = rest.to_3x3().transposed() @ Vector((1.0, 0.0, 0.0))
         solved.rotation_axis_angle = (0.0, axis.x, axis.y, axis.z)
         angle = _driver(solved, "rotation_axis_angle", 0, expression)
-        _property(angle, "d", obj, f"{aim_path}.location[0]")
+        _property(angle, "d", obj, f'pose.bones["{bpy.utils.escape_identifier(names.pole)}"].location[0]')
 
-    for bone_name, solved_name in ((chain.upper_bone, names.upper), (chain.lower_bone, names.lower)):
+    # The upper bone copies in world space (its solved bone has another parent; for a uniformly
+    # scaled parent frame that blends as a local blend would); the lower bone see lower_space.
+    for bone_name, solved_name, space in (
+        (chain.upper_bone, names.upper, "WORLD"),
+        (chain.lower_bone, names.lower, lower_space(obj.data.bones[chain.lower_bone])),
+    ):
         constraints = bones[bone_name].constraints
         _remove_constraint(bones[bone_name], CONSTRAINT)
-        copy = _constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name)
+        copy = _constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
         constraints.move(len(constraints) - 1, 0)
         _influence(obj, copy, names)
     sync(obj, chain)
 
 
+# Blender keeps 63 bytes of a bone's name.
+MAX_NAME_BYTES = 63
+
+
+def sharing(obj, chain) -> str:
+    """The name of an earlier chain of ``obj`` using one of ``chain``'s bones ('' when none): the
+    first chain in the list owns a bone, since two networks cannot drive one bone, and their bone
+    names would clash."""
+    pointer = chain.as_pointer() if hasattr(chain, "as_pointer") else None
+    bones = {chain.upper_bone, chain.lower_bone}
+    for other in obj.two_bone_ik.chains:
+        if other.as_pointer() == pointer:
+            return ""
+        if bones & {other.upper_bone, other.lower_bone}:
+            return other.name
+    return ""
+
+
 def check_bones(obj, chain) -> None:
-    """ValueError naming the bone when the chain's bones are missing or not parent and child."""
+    """ValueError naming the bone when the chain's bones are missing, not parent and child, or
+    named too long for the network's bone names (Blender would cut them)."""
     bones = obj.data.bones
     for name in (chain.upper_bone, chain.lower_bone):
         if not name or bones.get(name) is None:
             raise ValueError(f"bone {name!r} not found in {obj.data.name!r}")
     if bones[chain.lower_bone].parent != bones[chain.upper_bone]:
         raise ValueError(f"bone {chain.lower_bone!r} is not a child of {chain.upper_bone!r}")
+    longest = max(parts(chain.upper_bone, chain.lower_bone), key=lambda name: len(name.encode()))
+    if len(longest.encode()) > MAX_NAME_BYTES:
+        extra = len(longest.encode()) - MAX_NAME_BYTES
+        raise ValueError(
+            f"bone name {chain.lower_bone!r} is too long for the network's bone {longest!r}: "
+            f"shorten it by {extra} characters"
+        )
 
 
 def build(obj, chains) -> list[Parts]:
     """Build (or rebuild, whole) the native network of each of ``chains`` on armature ``obj``.
 
+    A chain on a bone of an earlier chain (:func:`sharing`) is left out: its status says so.
     A chain has the settings of ``obj.two_bone_ik.chains`` items: ``upper_bone``, ``lower_bone``,
     ``target``, ``target_bone``, ``target_head_tail``, ``pole``, ``pole_bone``,
     ``pole_head_tail``, ``end_rotation``, ``end_bone``, and the initial ``influence``, ``enabled``,
@@ -359,6 +412,7 @@ def build(obj, chains) -> list[Parts]:
     (library data, Edit Mode refused) and ValueError naming the bone when a chain's bones are
     missing or not parent and child; nothing is changed then.
     """
+    chains = [chain for chain in chains if not sharing(obj, chain)]
     for chain in chains:
         check_bones(obj, chain)
     reason = can_add_bones(obj)
@@ -406,13 +460,13 @@ def _remove_constraint(pose_bone, name: str) -> None:
 def sync(obj, chain) -> None:
     """Bring a built network in step with the chain's target, pole, Head/Tail and End Rotation
     (no Edit Mode). Does nothing when the network's bones are missing (the chain's status says to
-    run Update Mechanism)."""
+    run Update Mechanism), and for a chain on an earlier chain's bones (:func:`sharing`)."""
     names = parts(chain.upper_bone, chain.lower_bone)
     bones = obj.pose.bones
-    if any(bones.get(name) is None for name in names):
+    if sharing(obj, chain) or any(bones.get(name) is None for name in names):
         return
     _source(bones[names.target].constraints["Target"], chain, "target")
-    _source(bones[names.pole].constraints["Pole"], chain, "pole", (obj, names.hint))
+    _source(bones[names.pole].constraints["Pole"], chain, "pole")
     lower = obj.data.bones.get(chain.lower_bone)
     end = end_bone_name(obj, chain) if chain.end_rotation == "TARGET" else ""
     for child in lower.children if lower is not None else ():
@@ -433,6 +487,8 @@ def remove(obj, chain) -> None:
     drivers, and its bones (where the armature can be edited and no other object shares it, since
     objects sharing one armature share its bones). The chain bones then show their own channels:
     the animator's pose, never written."""
+    if sharing(obj, chain):
+        return  # the network on these bones is the earlier chain's
     names = parts(chain.upper_bone, chain.lower_bone)
     bones = obj.pose.bones
     for bone_name in (chain.upper_bone, chain.lower_bone):
@@ -455,18 +511,31 @@ def remove(obj, chain) -> None:
 
 
 def problem(obj, chain) -> str:
-    """Why the chain's network cannot give its pose ('' when it is whole): a missing bone, or a
-    chain bone whose Two-Bone IK constraint is missing or copies another bone. The message says
-    what to run."""
+    """Why the chain's network cannot give its pose ('' when it is whole): a bone shared with an
+    earlier chain, a missing network bone, a chain bone whose Two-Bone IK constraint is missing or
+    copies another bone, or inherit settings changed since the build (lower_space). The message
+    says what to run."""
+    other = sharing(obj, chain)
+    if other:
+        return f"A bone of this chain is also a bone of chain '{other}', which drives it: pick other bones"
     names = parts(chain.upper_bone, chain.lower_bone)
     bones = obj.pose.bones
     missing = next((name for name in names if bones.get(name) is None), "")
     if missing:
         return f"The chain's network lacks bone '{missing}': run Pose > Two-Bone IK > Update Mechanism"
-    for bone_name, solved in ((chain.upper_bone, names.upper), (chain.lower_bone, names.lower)):
+    spaces = (
+        ("WORLD", chain.upper_bone, names.upper),
+        (lower_space(obj.data.bones[chain.lower_bone]), chain.lower_bone, names.lower),
+    )
+    for space, bone_name, solved in spaces:
         constraint = bones[bone_name].constraints.get(CONSTRAINT)
         if constraint is None or constraint.type != "COPY_TRANSFORMS" or constraint.subtarget != solved:
             return (
                 f"'{bone_name}' lacks the chain's Copy Transforms: run Pose > Two-Bone IK > Update Mechanism"
+            )
+        if constraint.owner_space != space:
+            return (
+                f"The inherit settings of '{bone_name}' changed since the chain was built: "
+                "run Pose > Two-Bone IK > Update Mechanism"
             )
     return ""

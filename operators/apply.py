@@ -3,10 +3,10 @@
 
 import bpy
 
+from ..driver.bones import ChainError
 from ..driver.chains import library_chain, remove_chain
-from ..driver.evaluate import ChainError
-from ..driver.mechanism import MechanismError
 from ..driver.visual import result_bases
+from ..network.edit import MechanismError
 from .common import ChainOperator
 
 

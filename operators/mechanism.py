@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Update Mechanism: build what the chains' constraint mechanism lacks (chains made by script, or
-whose bones or End Rotation changed)."""
+"""Update Mechanism: rebuild every chain's network whole (chains made by script, or whose bones
+changed, or whose network was edited)."""
 
 import bpy
 
+from ..driver.bones import ChainError, chain_bones
 from ..driver.chains import owning_armature
-from ..driver.mechanism import MechanismError, build
+from ..network.build import build
+from ..network.edit import MechanismError
 
 
 class POSE_OT_two_bone_ik_update_mechanism(bpy.types.Operator):
-    """Build the mechanism bones, constraints and drivers that the armature's two-bone IK chains \
-lack; run it after adding chains by script"""
+    """Rebuild the network bones, constraints and drivers of the armature's two-bone IK chains; \
+run it after adding chains by script or changing their bones"""
 
     bl_idname = "pose.two_bone_ik_update_mechanism"
     bl_label = "Update Mechanism"
@@ -32,11 +34,24 @@ lack; run it after adding chains by script"""
 
     def execute(self, context):
         obj = owning_armature(context)
+        chains, skipped = [], []
+        for chain in obj.two_bone_ik.chains:
+            try:
+                chain_bones(obj, chain)
+            except ChainError as problem:
+                skipped.append(f"'{chain.name}': {problem}")
+                continue
+            chains.append(chain)
+        if not chains:
+            self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))
+            return {"CANCELLED"}
         try:
-            build(obj, obj.two_bone_ik.chains)
+            build(obj, chains)
         except MechanismError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         obj.update_tag()
-        self.report({"INFO"}, f"Updated the mechanism of {len(obj.two_bone_ik.chains)} chain(s)")
+        if skipped:
+            self.report({"WARNING"}, "Skipped " + "; ".join(skipped))
+        self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")
         return {"FINISHED"}

@@ -5,7 +5,7 @@ import bpy
 from bpy.props import BoolProperty
 
 from ..driver.chains import library_chain, remove_chain
-from ..driver.mechanism import MechanismError
+from ..network.edit import MechanismError
 from .common import ChainOperator
 
 

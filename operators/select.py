@@ -6,8 +6,8 @@ from typing import Literal
 import bpy
 from bpy.props import BoolProperty
 
+from ..driver.bones import ChainError
 from ..driver.chains import find_chain, owning_armature, select_bone
-from ..driver.evaluate import ChainError
 from ..driver.snap import controlled
 from .common import ChainOperator
 

@@ -3,9 +3,9 @@
 
 import bpy
 
+from ..driver.bones import ChainError
 from ..driver.chains import chain_bone_slots
 from ..driver.compat import autokey
-from ..driver.evaluate import ChainError
 from ..driver.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
 from .common import ChainOperator
 

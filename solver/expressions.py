@@ -29,6 +29,20 @@ def number(value: float, exact: bool = False) -> str:
     return repr(float(value)) if exact else f"{float(value):.9g}"
 
 
+def _guarded(body: str, finite: str, fallback: str = "0.0") -> str:
+    """``body`` when ``finite`` holds, else ``fallback``. Blender stops a driver whose evaluation
+    raises a floating-point invalid operation (an ordered comparison with NaN, ``0 * inf``): it
+    gives 0 from then on, even once its inputs are numbers again, so a NaN target or setting for one
+    update would stop the chain for good. ``finite`` tests with ``==`` (quiet on NaN) before
+    anything compares the values, so the driver gives ``fallback`` and stays live."""
+    return f"({body}) if {finite} else {fallback}"
+
+
+# The eased distance is a number, and small enough that ``d*d`` is finite in float64; past that
+# (an infinite target) both angles are 0, the straight chain the clamp gives.
+_FINITE_D = "d==d and d<1e150"
+
+
 def _checked(text: str) -> str:
     if len(text) > MAX_LENGTH:
         raise ValueError(f"expression is {len(text)} characters, Blender keeps {MAX_LENGTH}: {text}")
@@ -47,7 +61,9 @@ def soft_distance(upper_length: float, lower_length: float) -> str:
     r = number(reach)
     width = f"min(k*{r},{number(reach - fold)})"
     # reach - w*exp((reach - D)/w - 1) is the contract's s + w(1 - exp(-(D - s)/w)), s = reach - w.
-    return _checked(f"D if k<=0 or {r}-D>={width} else min(D,{r}-{width}*exp(({r}-D)/{width}-1))")
+    # An overflowing distance (float32, past 1.8e19) is inf, which Blender would store as 0.
+    body = f"min(D,1e30) if k<=0 or {r}-D>={width} else min(D,{r}-{width}*exp(({r}-D)/{width}-1))"
+    return _checked(_guarded(body, "D==D and k==k"))
 
 
 def _area(upper_length: float, lower_length: float) -> str:
@@ -73,22 +89,25 @@ def upper_angle(upper_length: float, lower_length: float, tolerance: float) -> s
     angle = f"atan2({_area(a, b)},{number(a * a - b * b, exact=True)}+d*d)"
     # Unequal bones fold at the root (the area is 0 there); equal ones have no fold to clamp to.
     at_root = number(tolerance * (a + b))
-    return _checked(f"pi/2 if d<={at_root} else {angle}" if a == b else angle)
+    return _checked(_guarded(f"pi/2 if d<={at_root} else {angle}" if a == b else angle, _FINITE_D))
 
 
-def lower_angle(upper_length: float, lower_length: float) -> str:
-    """The lower bone's turn from the upper bone's direction: the knee's inner angle minus pi
-    (0 for a straight chain, -pi folded). Variable: ``d`` the eased distance."""
+def lower_angle(upper_length: float, lower_length: float, rest_turn: float = 0.0) -> str:
+    """The lower bone's turn from the upper bone's direction, the knee's inner angle minus pi (0
+    for a straight chain, -pi folded), less ``rest_turn``: the turn it has at rest (radians), for
+    a bone whose rest is the chain's rest bend. Variable: ``d`` the eased distance."""
     a, b = upper_length, lower_length
     if a <= 0.0 or b <= 0.0:
-        return "0.0"
-    return _checked(f"atan2({_area(a, b)},{number(a * a + b * b, exact=True)}-d*d)-pi")
+        return _checked(f"{number(-rest_turn, exact=True)}")
+    offset = number(math.pi + rest_turn, exact=True)
+    angle = f"atan2({_area(a, b)},{number(a * a + b * b, exact=True)}-d*d)-{offset}"
+    return _checked(_guarded(angle, _FINITE_D))
 
 
 def aim_influence(reach: float, tolerance: float) -> str:
     """1 when the target is off the root, 0 when within ``tolerance * reach`` of it (D2), where
     forward falls back to +X. Variable: ``D`` the root-target distance."""
-    return _checked(f"1.0 if D>{number(tolerance * reach)} else 0.0")
+    return _checked(_guarded(f"1.0 if D>{number(tolerance * reach)} else 0.0", "D==D"))
 
 
 def roll(reach: float, tolerance: float) -> str:
@@ -104,7 +123,8 @@ def roll(reach: float, tolerance: float) -> str:
         " else (atan2(m10,m12) if abs(m11)<=abs(m21) else atan2(m20,m22)))"
     )
     near = f"{number(tolerance)}*max(sqrt(x*x+y*y+z*z),{number(reach)})"
-    return _checked(f"(atan2(x,z) if sqrt(x*x+z*z)>{near} else {fallback})+t")
+    body = f"(atan2(x,z) if sqrt(x*x+z*z)>{near} else {fallback})+t"
+    return _checked(_guarded(body, "x==x and y==y and z==z"))
 
 
 _FUNCTIONS = {

@@ -16,7 +16,7 @@ from bpy.props import BoolProperty
 from gpu_extras.batch import batch_for_shader
 from mathutils import Vector
 
-from ..driver.chains import applied, source_matrix
+from ..driver.chains import applied, source_point
 from ..driver.compat import WIDE_LINE_SHADER
 
 # Line colours (linear RGBA) and widths in pixels.
@@ -59,16 +59,14 @@ def overlay_lines(context) -> list[OverlayLine]:
             if not chain.enabled or chain.target is None or upper is None or not applied(chain.state):
                 continue
             root = obj_eval.matrix_world @ upper.head
-            target = source_matrix(obj, chain, depsgraph, "target")
+            target = source_point(chain, "target")
             if chain.shortfall_cause == "NONE" and target is not None:
-                lines.append(OverlayLine(root, target.translation.copy(), REACH_COLOR, REACH_WIDTH))
+                lines.append(OverlayLine(root, target, REACH_COLOR, REACH_WIDTH))
             else:
                 lines.append(OverlayLine(root, Vector(chain.end), OUT_OF_REACH_COLOR, REACH_WIDTH))
-            pole = source_matrix(obj, chain, depsgraph, "pole")
+            pole = source_point(chain, "pole")
             if pole is not None:
-                lines.append(
-                    OverlayLine(Vector(chain.joint), pole.translation.copy(), POLE_COLOR, POLE_WIDTH)
-                )
+                lines.append(OverlayLine(Vector(chain.joint), pole, POLE_COLOR, POLE_WIDTH))
     return lines
 
 

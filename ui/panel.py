@@ -5,6 +5,7 @@ import textwrap
 
 import bpy
 
+from ..driver import settings as chain_settings
 from ..driver.chains import find_chain, owning_armature
 from ..driver.compat import UI_LIST_TYPE
 from .status import chain_state, status_line
@@ -55,9 +56,15 @@ def _draw_chain(layout, context, obj, chain) -> None:
     column.prop(chain, "end_rotation", expand=True)
     if chain.end_rotation == "TARGET":
         column.prop_search(chain, "end_bone", obj.data, "bones")
-    column.prop(chain, "twist")
-    column.prop(chain, "softness", slider=True)
-    column.prop(chain, "influence", slider=True)
+    # The animatable settings as their network bone's custom properties: keyed there (I over the
+    # field), they play in a Blender without the extension.
+    for name, text, slider in (
+        ("twist", "Twist", False),
+        ("softness", "Softness", True),
+        ("influence", "Influence", True),
+    ):
+        owner, path = chain_settings.path(chain, name)
+        column.prop(owner, path, text=text, slider=slider)
 
     state = chain_state(context, chain)
     box = layout.box()

@@ -15,7 +15,7 @@ import bpy
 class ChainState(NamedTuple):
     """What a chain's reach indicator shows.
 
-    kind: "DISABLED", "FAILED", "REST", "WAITING", or the chain's Shortfall Cause ("NONE" shows as
+    kind: "DISABLED", "FAILED", "REST", or the chain's Shortfall Cause ("NONE" shows as
     "REACHABLE"; "TOO_FAR", "TOO_CLOSE", "INFLUENCE", "CONSTRAINTS", "SOFTNESS").
     icon: a Blender icon name.
     text: the sentence next to the icon.
@@ -34,7 +34,6 @@ _CAUSES = {
     "INFLUENCE": ("INFLUENCE", "INFO", "Influence keeps the end {} off the target"),
     "SOFTNESS": ("SOFTNESS", "INFO", "Softness keeps the end {} off the target"),
     "CONSTRAINTS": ("CONSTRAINTS", "ERROR", "Off target by {}"),
-    "WAITING": ("WAITING", "TIME", "One update late"),
     "REST": ("REST", "ARMATURE_DATA", "Rest Position"),
     "NOT_SOLVED": ("FAILED", "ERROR", "Not solved"),
 }
@@ -51,14 +50,14 @@ def length_text(context, value: float) -> str:
 
 def chain_state(context, chain) -> ChainState:
     """The reach indicator of ``chain``: disabled; failed (the status says why, the pose was left
-    alone); Rest Position; one update late; else what keeps the end off the target (nothing,
+    alone); Rest Position; else what keeps the end off the target (nothing,
     out of reach, too close, influence, softness, other constraints), with the distance."""
     if not chain.enabled:
         return ChainState("DISABLED", "HIDE_ON", "Disabled")
     state = chain.state
     if state == "ERROR":
         return ChainState("FAILED", "ERROR", chain.status)
-    if state in ("REST", "WAITING"):
+    if state == "REST":
         return ChainState(*_CAUSES[state])
     kind, icon, text = _CAUSES[chain.shortfall_cause]
     return ChainState(kind, icon, text.format(length_text(context, chain.shortfall)))

@@ -12,7 +12,7 @@ os.environ.setdefault("XDG_CACHE_HOME", os.path.join(_user, "cache"))
 
 import bpy  # noqa: E402
 import pytest  # noqa: E402
-from blender_rig import enable_extension, package  # noqa: E402
+from blender_rig import enable_extension  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -28,13 +28,3 @@ def scene(extension):
     """An empty scene with the extension enabled."""
     bpy.ops.wm.read_homefile(use_empty=True)
     return bpy.context.scene
-
-
-@pytest.fixture
-def batched(scene, monkeypatch):
-    """Batch even one chain (the driver batches from batch.MIN_CHAINS, where it starts to pay)."""
-    driver = package().driver
-    monkeypatch.setattr(driver.batch, "MIN_CHAINS", 1)
-    driver.scope.invalidate()
-    yield
-    driver.scope.invalidate()

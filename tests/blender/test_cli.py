@@ -20,6 +20,7 @@ from blender_rig import (
     assert_close,
     exited_cleanly,
     fcurves,
+    make_armature,
     make_empty,
     make_leg,
     package,
@@ -33,8 +34,20 @@ TOLERANCE = 1e-5
 def save_base_rig(path, *, animate: bool = False) -> None:
     """Save the base rig (thigh (0,0,0)->(0,1,0), shin ->(0,2,0), target (1.2,0,0.5), pole
     (1.2,0.5,0.5)) to ``path``; with ``animate`` the target goes out of reach from frame 4 and a
-    second, disabled chain is added."""
-    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
+    second, disabled chain "spare" is added on an arm of its own (a second chain on the leg's bones
+    would be in ERROR: two networks cannot drive one bone)."""
+    if animate:
+        obj = make_armature(
+            "Leg",
+            [
+                ("thigh", (0, 0, 0), (0, 1, 0), None, False),
+                ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
+                ("arm", (3, 0, 0), (3, 1, 0), None, False),
+                ("forearm", (3, 1, 0), (3, 2, 0), "arm", True),
+            ],
+        )
+    else:
+        obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
     target = make_empty("Target", (1.2, 0, 0.5))
     add_chain(obj, target, make_empty("Pole", (1.2, 0.5, 0.5)))
     if animate:
@@ -44,7 +57,7 @@ def save_base_rig(path, *, animate: bool = False) -> None:
         for fcurve in fcurves(target):
             for point in fcurve.keyframe_points:
                 point.interpolation = "CONSTANT"
-        spare = add_chain(obj, target, None)
+        spare = add_chain(obj, target, None, "arm", "forearm")
         spare.name, spare.enabled = "spare", False
     bpy.context.view_layer.update()
     bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
@@ -173,6 +186,43 @@ def test_report_command_csv_and_json(scene, tmp_path):
     ]
     assert records[2]["shortfall"] == pytest.approx(1.0, abs=TOLERANCE)
     assert set(records[0]) == set(package().cli.commands.COLUMNS)
+
+
+def test_report_exits_non_zero_when_a_chain_is_in_error(scene, tmp_path):
+    """A chain in ERROR on any frame (it cannot be solved: here its target is the armature itself)
+    makes report return 1 with one error line naming the chain, its first such frame and its
+    status, after writing the whole report (state ERROR in its rows); a disabled chain is not
+    solved, so the same chain disabled reports with 0."""
+    rig, disabled = tmp_path / "broken.blend", tmp_path / "disabled.blend"
+    save_base_rig(tmp_path / "rig.blend")
+    obj = bpy.data.objects["Leg"]
+    obj.two_bone_ik.chains[0].target = obj
+    bpy.ops.wm.save_as_mainfile(filepath=str(rig), copy=True)
+    obj.two_bone_ik.chains[0].enabled = False
+    bpy.ops.wm.save_as_mainfile(filepath=str(disabled), copy=True)
+    report = tmp_path / "reach.csv"
+    process = run_blender(
+        f"""
+        execute = package().cli.execute
+        result = {{"broken": execute(["report", {str(rig)!r}, "--start", "2", "--end", "3",
+                                      "-o", {str(report)!r}])}}
+        print("CASE disabled", file=sys.stderr, flush=True)
+        result["disabled"] = execute(["report", {str(disabled)!r}, "--start", "2", "--end", "3"])
+        print("RESULT " + json.dumps(result))
+        """
+    )
+    result = result_of(process)
+    assert result == {"broken": 1, "disabled": 0}
+    broken, _, rest = process.stderr.partition("CASE disabled")
+    errors = [line for line in broken.splitlines() if line.startswith("two_bone_ik:")]
+    assert errors == [
+        "two_bone_ik: error: chains in ERROR (not solved): 'shin' of 'Leg' from frame 2: "
+        "The target is this armature: pick one of its control bones as target bone"
+    ]
+    assert "Traceback" not in process.stderr and "two_bone_ik:" not in rest
+    with open(report, newline="", encoding="utf-8") as file:
+        rows = [(row["chain"], row["frame"], row["state"]) for row in csv.DictReader(file)]
+    assert rows == [("shin", "2", "ERROR"), ("shin", "3", "ERROR")]
 
 
 def test_command_help_exits_zero(scene, capfd):

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The chain behaves like a Blender constraint (docs/design.md, "Output mechanism").
+"""The chain behaves like a Blender constraint (docs/design.md, "The native network").
 
 The bones' own channels stay the animator's: the solve reaches the pose through the chain's
 constraints, Blender evaluates influence and Enabled on every frame and render, keys, drivers and
-typed values on the chain bones are the FK pose, and old files come back with their FK pose.
+typed values on the chain bones are the FK pose, and files of earlier versions come back on the
+network with their FK pose and the same evaluated pose, also in a Blender without the extension.
 """
 
 import json
@@ -17,6 +18,7 @@ from blender_rig import (
     add_chain,
     add_chain_with_operator,
     assert_close,
+    exited_cleanly,
     expected_world,
     fcurves,
     make_empty,
@@ -24,6 +26,7 @@ from blender_rig import (
     make_legs,
     marker_world,
     package,
+    run_blender,
     set_mode,
     setup_marker_render,
     update_mechanism,
@@ -37,7 +40,6 @@ TARGET = (0.3, 0.1, 0.2)
 POLE = (0.0, -1.0, 0.5)
 # The base leg is 0.5025 + 0.5025 m long; positions compare to 1e-5 x chain length.
 TOLERANCE = 1e-5
-MISSING = "The chain has no mechanism: run Pose > Two-Bone IK > Update Mechanism"
 
 
 def leg_with_foot():
@@ -252,7 +254,7 @@ def test_end_rotation_switches_without_losing_the_end_bones_fk(scene):
 
 def test_other_constraints_on_chain_bones_never_give_a_false_reachable(scene):
     """A Limit Rotation after the chain's constraint composes in stack order: the end misses the
-    target, and the chain says so instead of Reachable."""
+    target, and the chain says so (OFF_TARGET, naming the bone) instead of Reachable."""
     obj, chain = leg_with_foot()
     limit = obj.pose.bones["shin"].constraints.new("LIMIT_ROTATION")
     limit.use_limit_x, limit.min_x, limit.max_x = True, 0.0, math.radians(10)
@@ -260,8 +262,8 @@ def test_other_constraints_on_chain_bones_never_give_a_false_reachable(scene):
     update(2)
     constraints = obj.pose.bones["shin"].constraints
     assert [c.type for c in constraints] == ["COPY_TRANSFORMS", "LIMIT_ROTATION"]
-    assert not chain.reachable
-    assert "Constraints on 'shin'" in chain.status
+    assert chain.state == "OFF_TARGET" and not chain.reachable
+    assert "other constraints on 'shin'" in chain.status
     limit.influence = 0.0
     update(2)
     assert chain.reachable
@@ -367,22 +369,96 @@ def test_renaming_a_chain_keeps_its_influence_driven(scene):
     assert_close(world_tail(obj, "shin"), (0, 0, 0), 1e-6)
 
 
+def open_copy(tmp_path, stem: str) -> dict:
+    """Open a copy of test file ``stem``.blend (the extension enabled: it upgrades on load) and
+    return its ``stem``.json record."""
+    recorded = json.loads((DATA / f"{stem}.json").read_text())
+    path = tmp_path / f"{stem}.blend"
+    shutil.copy(DATA / f"{stem}.blend", path)
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    return recorded
+
+
+def bone_lengths(recorded) -> dict[str, float]:
+    """Each recorded chain's bones (upper, lower, end bone) -> the chain's rest length."""
+    bones = recorded["bones"]
+    lengths = {}
+    for saved in recorded["chains"].values():
+        upper, lower = bones[saved["upper_bone"]], bones[saved["lower_bone"]]
+        length = (Vector(lower["head"]) - Vector(upper["head"])).length
+        length += (Vector(lower["tail"]) - Vector(lower["head"])).length
+        for name in (saved["upper_bone"], saved["lower_bone"], saved["end_bone_used"]):
+            lengths[name] = length
+    return lengths
+
+
+def assert_pose(found: dict, wanted: dict, lengths: dict[str, float]) -> None:
+    """Every bone's world head and tail in ``found`` within 1e-5 x its chain's length of
+    ``wanted`` (both {"world_head": {bone: xyz}, "world_tail": ...})."""
+    for key in ("world_head", "world_tail"):
+        for bone, point in wanted[key].items():
+            assert_close(found[key][bone], point, TOLERANCE * lengths[bone])
+
+
+def world_pose(obj, bones) -> dict:
+    return {
+        "world_head": {bone: world_head(obj, bone).to_tuple() for bone in bones},
+        "world_tail": {bone: world_tail(obj, bone).to_tuple() for bone in bones},
+    }
+
+
+def assert_upgraded(obj) -> None:
+    """Every chain of ``obj`` has its network and no 0.1.0 bookkeeping, and no F-Curve animates a
+    chain setting by its old path."""
+    upgrade = package().driver.upgrade
+    for chain in obj.two_bone_ik.chains:
+        assert not upgrade.is_legacy(chain) and not upgrade.needs_network(obj, chain)
+        assert package().network.build.problem(obj, chain) == ""
+    paths = [fcurve.data_path for fcurve in fcurves(obj)]
+    assert not [path for path in paths if path.startswith("two_bone_ik.")], paths
+
+
+# Plays an upgraded file in a Blender that never had the extension: every recorded bone's world
+# head and tail at each frame, as JSON on the last line of the output.
+REPLAY = """
+bpy.ops.wm.open_mainfile(filepath={path!r})
+scene = bpy.context.scene
+found = {{}}
+for frame in {frames!r}:
+    scene.frame_set(frame)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    obj = bpy.data.objects[{armature!r}].evaluated_get(depsgraph)
+    found[frame] = {{
+        "world_head": {{b: list(obj.matrix_world @ obj.pose.bones[b].head) for b in {bones!r}}},
+        "world_tail": {{b: list(obj.matrix_world @ obj.pose.bones[b].tail) for b in {bones!r}}},
+    }}
+print("POSE " + json.dumps(found))
+"""
+
+
+def replay_without_extension(path, armature: str, frames, bones) -> dict:
+    """The pose of each frame of the saved file ``path`` in a fresh Blender where the extension
+    was never enabled."""
+    code = REPLAY.format(path=str(path), frames=list(frames), armature=armature, bones=list(bones))
+    process = run_blender(code, enable=False)
+    assert exited_cleanly(process.returncode), process.stdout + process.stderr
+    line = next(line for line in process.stdout.splitlines() if line.startswith("POSE "))
+    return {int(frame): pose for frame, pose in json.loads(line[5:]).items()}
+
+
 def test_a_file_saved_by_0_1_0_opens_with_the_same_pose(scene, tmp_path):
     """A file saved by 0.1.0 (influence 0.5, End Rotation Target, an unreachable arm) shows the same
-    evaluated pose, with the stored FK pose back in the channels and the old properties gone."""
-    recorded = json.loads((DATA / "two_bone_ik_0_1_0.json").read_text())
-    path = tmp_path / "old.blend"
-    shutil.copy(DATA / "two_bone_ik_0_1_0.blend", path)
-    bpy.ops.wm.open_mainfile(filepath=str(path))
+    evaluated pose, with the stored FK pose back in the channels, the old properties gone and the
+    chains on their network."""
+    recorded = open_copy(tmp_path, "two_bone_ik_0_1_0")
     obj = bpy.data.objects[recorded["armature"]]
+    lengths = bone_lengths(recorded)
+    assert_upgraded(obj)
     for name, saved in recorded["chains"].items():
         chain = obj.two_bone_ik.chains[name]
         assert chain.status == "" and chain.reachable == saved["reachable"]
-        length = sum((Vector(b["tail"]) - Vector(b["head"])).length for b in _chain_bones(recorded, saved))
-        for bone, tail in saved["world_tail"].items():
-            assert_close(world_tail(obj, bone), tail, 1e-5 * length)
-        for bone, head in saved["world_head"].items():
-            assert_close(world_head(obj, bone), head, 1e-5 * length)
+        assert chain.influence == pytest.approx(saved["influence"], abs=1e-6)
+        assert_pose(world_pose(obj, saved["world_tail"]), saved, lengths)
         for bone, fk in saved["fk_channels"].items():
             if fk is None:
                 continue
@@ -391,11 +467,57 @@ def test_a_file_saved_by_0_1_0_opens_with_the_same_pose(scene, tmp_path):
             rotation = "rotation_quaternion" if rotation == "QUATERNION" else "rotation_euler"
             for channel in ("location", "scale", rotation):
                 assert tuple(getattr(pose_bone, channel)) == pytest.approx(fk[channel], abs=1e-6)
-    assert not any(package().driver.upgrade.is_legacy(chain) for chain in obj.two_bone_ik.chains)
 
 
-def _chain_bones(recorded, saved):
-    return [recorded["bones"][saved["upper_bone"]], recorded["bones"][saved["lower_bone"]]]
+def test_a_file_saved_with_the_handler_mechanism_upgrades_with_the_same_pose(scene, tmp_path):
+    """A file saved by the handler-based version (MCH-IK bones written by a handler, keyed
+    influence, twist and softness on the chains, End Rotation Target, a chain without a pole)
+    opens on the network with the same evaluated pose in each of its frames, its setting keys
+    re-pointed to the root bones' custom properties and playing the same values."""
+    recorded = open_copy(tmp_path, "two_bone_ik_unreleased_mch")
+    obj = bpy.data.objects[recorded["armature"]]
+    lengths = bone_lengths(recorded)
+    assert_upgraded(obj)
+    scene = bpy.context.scene
+    for frame, values in recorded["frames"].items():
+        scene.frame_set(int(frame))
+        assert_pose(world_pose(obj, values["world_tail"]), values, lengths)
+        for name, saved in values["chains"].items():
+            chain = obj.two_bone_ik.chains[name]
+            for setting in ("influence", "twist", "softness"):
+                assert getattr(chain, setting) == pytest.approx(saved[setting], abs=1e-6), (frame, setting)
+            assert (chain.state, chain.status, chain.reachable) == (
+                saved["state"],
+                saved["status"],
+                saved["reachable"],
+            )
+
+
+@pytest.mark.parametrize("stem", ["two_bone_ik_0_1_0", "two_bone_ik_unreleased_mch"])
+def test_an_upgraded_file_plays_the_same_pose_without_the_extension(scene, tmp_path, stem):
+    """A file of an earlier version, upgraded on load and saved, opens in a Blender where the
+    extension was never enabled with the same pose in every recorded frame: the network, its
+    drivers and the re-pointed setting keys need nothing of ours."""
+    recorded = open_copy(tmp_path, stem)
+    frames = {int(frame): values for frame, values in recorded.get("frames", {}).items()}
+    if not frames:  # 0.1.0's record is one pose, of the frame the file was saved at
+        frames = {bpy.context.scene.frame_current: _merged_chains(recorded)}
+    upgraded = tmp_path / "upgraded.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(upgraded))
+    lengths = bone_lengths(recorded)
+    bones = sorted(lengths)
+    played = replay_without_extension(upgraded, recorded["armature"], sorted(frames), bones)
+    for frame, values in frames.items():
+        assert_pose(played[frame], values, lengths)
+
+
+def _merged_chains(recorded) -> dict:
+    """0.1.0's per-chain world heads and tails as one pose."""
+    pose: dict[str, dict] = {"world_head": {}, "world_tail": {}}
+    for saved in recorded["chains"].values():
+        for key in pose:
+            pose[key].update(saved[key])
+    return pose
 
 
 def test_add_on_a_library_override_refuses_and_leaves_nothing(scene, tmp_path):
@@ -441,9 +563,10 @@ def test_removing_a_later_chain_on_the_same_bones_keeps_the_first(scene):
     assert_close(world_tail(obj, "shin"), end, TOLERANCE)
 
 
-def test_unnamed_chains_made_by_script_get_their_own_drivers(scene):
-    """Two chains added by script without names get unique names from Update Mechanism, so each
-    one's influence drives its own bones only."""
+def test_unnamed_chains_made_by_script_drive_their_own_bones(scene):
+    """Two chains added by script without names: each one's influence drives its own bones only,
+    since its settings live on its own network's root bone. (Update Mechanism used to name them,
+    because the drivers read chains by name.)"""
     obj = make_legs()
     for side, x in ((".L", 0.2), (".R", -0.2)):
         chain = obj.two_bone_ik.chains.add()
@@ -452,12 +575,12 @@ def test_unnamed_chains_made_by_script_get_their_own_drivers(scene):
         chain.pole = make_empty(f"Pole{side}", (x, 1.0, -1.0))
     update_mechanism(obj)
     chains = obj.two_bone_ik.chains
-    assert [chain.name for chain in chains] == ["shin.L", "shin.R"]
     chains[1].influence = 0.0
     update()
     assert_close(world_tail(obj, "shin.R"), (-0.2, 2.0, 0.0), 1e-6)  # the rest (FK) pose
     _, end, _ = expected_world(obj, (0.2, 1.0, 1.0), (0.2, 1.0, -1.0), "thigh.L", "shin.L")
     assert_close(world_tail(obj, "shin.L"), end, TOLERANCE)
+    assert [chain.status for chain in chains] == ["", ""]
 
 
 def legs_with_two_chains():
@@ -473,8 +596,8 @@ def legs_with_two_chains():
 
 
 def test_removing_an_earlier_chain_keeps_the_next_ones_influence_its_own(scene):
-    """The drivers read chains by position: removing the first chain re-points the second's, whose
-    influence still drives its own bones."""
+    """Removing the first chain leaves the second's network and settings alone: its influence
+    still drives its own bones."""
     obj = legs_with_two_chains()
     with bpy.context.temp_override(active_object=obj, object=obj):
         obj.two_bone_ik.active_chain_index = 0
@@ -489,18 +612,17 @@ def test_removing_an_earlier_chain_keeps_the_next_ones_influence_its_own(scene):
     assert_close(world_tail(obj, "shin.R"), (-0.2, 2.0, 0.0), 1e-6)
 
 
-def test_chains_moved_in_the_list_by_script_say_what_to_run(scene):
-    """A script reordering the chains leaves each constraint's driver reading the other chain: both
-    chains say to run Update Mechanism, which re-points them."""
+def test_chains_moved_in_the_list_by_script_keep_their_settings(scene):
+    """A script reordering the chains changes nothing: each chain's settings live on its own
+    network's root bone, so both chains stay solved and each influence drives its own bones.
+    (The drivers used to read chains by position, and both chains said to run Update Mechanism.)"""
     obj = legs_with_two_chains()
     obj.two_bone_ik.chains.move(0, 1)
-    obj.update_tag()  # moving items tags nothing; the next update, whatever triggers it, notices
+    obj.update_tag()
     update()
-    assert [chain.status for chain in obj.two_bone_ik.chains] == [MISSING, MISSING]
-    update_mechanism(obj)
-    update()
+    assert [chain.name for chain in obj.two_bone_ik.chains] == ["shin.R", "shin.L"]
+    assert [chain.status for chain in obj.two_bone_ik.chains] == ["", ""]
     left = obj.two_bone_ik.chains["shin.L"]
-    assert left.status == ""
     left.influence = 0.0
     update()
     assert_close(world_tail(obj, "shin.L"), (0.2, 2.0, 0.0), 1e-6)
@@ -509,7 +631,7 @@ def test_chains_moved_in_the_list_by_script_say_what_to_run(scene):
 
 
 def test_chain_operators_refuse_edit_mode_and_change_nothing(scene):
-    """In Edit Mode the handler does not solve, so Remove, Apply and Bake refuse there."""
+    """Remove, Apply and Bake refuse in Edit Mode (they need the evaluated pose and change bones)."""
     obj, _chain = leg_with_foot()
     set_mode(obj, "EDIT")
     for operator in (

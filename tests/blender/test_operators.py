@@ -68,9 +68,31 @@ def fk_positions(obj, chain) -> dict:
 MECHANISM_CONSTRAINTS = ("Two-Bone IK", "Two-Bone IK End Rotation")
 
 
+def unconstrained_positions(obj) -> dict:
+    """:func:`bone_positions` with the chains' constraints muted: the animator's FK pose, measured
+    without the chain's settings (a chain whose bone field is cleared no longer reaches its root
+    bone's Enabled)."""
+    constraints = [
+        constraint
+        for pose_bone in obj.pose.bones
+        for constraint in pose_bone.constraints
+        if constraint.name in MECHANISM_CONSTRAINTS and constraint.enabled
+    ]
+    for constraint in constraints:
+        constraint.enabled = False
+    try:
+        return bone_positions(obj)
+    finally:
+        for constraint in constraints:
+            constraint.enabled = True
+        bpy.context.view_layer.update()
+
+
 def mechanism_parts(obj) -> tuple[list, list, list]:
-    """What the chains add to ``obj``, sorted: the mechanism bones ("MCH-IK-<bone>"), the chains'
-    constraints as (bone, constraint name), and the data paths of the armature's drivers."""
+    """What the chains add to ``obj``, sorted: the network bones ("MCH-IK-..."), the chains'
+    constraints on the chain bones as (bone, constraint name), and the data paths of the
+    armature's drivers but those on network bones that exist (the network's own workings, which
+    go with its bones; a driver left on a removed bone is listed)."""
     bones = sorted(bone.name for bone in obj.data.bones if bone.name.startswith("MCH-IK-"))
     constraints = sorted(
         (pose_bone.name, constraint.name)
@@ -79,21 +101,25 @@ def mechanism_parts(obj) -> tuple[list, list, list]:
         if constraint.name in MECHANISM_CONSTRAINTS
     )
     animation = obj.animation_data
-    drivers = sorted(fcurve.data_path for fcurve in animation.drivers) if animation is not None else []
+    network = tuple(f'pose.bones["{name}"]' for name in bones)
+    drivers = sorted(
+        fcurve.data_path
+        for fcurve in (animation.drivers if animation is not None else ())
+        if not fcurve.data_path.startswith(network)
+    )
     return bones, constraints, drivers
 
 
-def chain_parts(*bones: str, end: str = "") -> tuple[list, list, list]:
-    """The :func:`mechanism_parts` of chains on ``bones`` (upper and lower of each), with an End
-    Rotation constraint on ``end`` when given."""
-    constraints = [(bone, "Two-Bone IK") for bone in bones]
+def chain_parts(upper: str, lower: str, end: str = "") -> tuple[list, list, list]:
+    """The :func:`mechanism_parts` of the chain on ``upper``/``lower``: its native network's bones
+    (network/build.py's table), the Copy Transforms on both chain bones (and End Rotation's Copy
+    Rotation on ``end`` when given) and their influence drivers."""
+    names = package().network.build.parts(upper, lower)
+    constraints = [(upper, "Two-Bone IK"), (lower, "Two-Bone IK")]
     if end:
         constraints.append((end, "Two-Bone IK End Rotation"))
-    return (
-        sorted(f"MCH-IK-{bone}" for bone in bones),
-        sorted(constraints),
-        sorted(f'pose.bones["{bone}"].constraints["{name}"].influence' for bone, name in constraints),
-    )
+    drivers = [f'pose.bones["{bone}"].constraints["{name}"].influence' for bone, name in constraints]
+    return sorted(names), sorted(constraints), sorted(drivers)
 
 
 def assert_same_positions(obj, before: dict, tolerance: float = TOLERANCE) -> None:
@@ -386,8 +412,8 @@ def test_remove_a_broken_chain_shows_the_fk_pose(scene, broken):
     else:
         setattr(chain, "upper_bone" if broken == "empty upper bone" else "lower_bone", "")
     bpy.context.view_layer.update()
-    assert chain.status  # the driver already says the chain is broken
-    fk = fk_positions(obj, chain)
+    assert chain.status  # the readout already says the chain is broken
+    fk = unconstrained_positions(obj)
     channels = pose_snapshot(obj, user_bones(obj))
     assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
     assert len(obj.two_bone_ik.chains) == 0
@@ -408,17 +434,27 @@ def test_remove_a_named_chain(scene):
 
 
 def test_remove_keeps_each_chains_animation(scene):
-    """Keys and drivers on chain settings address chains by position: removing the first chain
-    deletes its keys and moves the second chain's, so it keeps playing its own twist."""
+    """Removing the first chain deletes the keys and drivers on its settings and leaves the second
+    chain's untouched, so it keeps playing its own twist and softness. (Rewritten: settings were
+    chain properties addressed by position, ``two_bone_ik.chains[1].twist``, which Remove
+    renumbered; they are now custom properties on each chain's own root bone, whose paths no
+    removal changes.)"""
     obj = make_legs()
     first = add_chain(obj, make_empty("Target.L", (0.2, 1.5, 0.5)), None, "thigh.L", "shin.L")
     second = add_chain(obj, make_empty("Target.R", (-0.2, 1.5, 0.5)), None, "thigh.R", "shin.R")
+    settings = package().driver.settings
     for chain, values in ((first, (0.1, 0.2)), (second, (0.7, 0.9))):
+        owner, path = settings.path(chain, "twist")
         for frame, value in zip((1, 11), values, strict=True):
             chain.twist = value
-            chain.keyframe_insert("twist", frame=frame)
-    driver = obj.driver_add("two_bone_ik.chains[1].softness").driver
-    driver.expression = "0.25"
+            owner.keyframe_insert(path, frame=frame)
+    for chain, expression in ((first, "0.5"), (second, "0.25")):
+        owner, path = settings.path(chain, "softness")
+        owner.driver_add(path).driver.expression = expression
+    root = {
+        chain.lower_bone: package().network.build.parts(chain.upper_bone, chain.lower_bone).root
+        for chain in (first, second)
+    }
     obj.two_bone_ik.active_chain_index = 0
     assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
     (remaining,) = obj.two_bone_ik.chains
@@ -426,9 +462,9 @@ def test_remove_keeps_each_chains_animation(scene):
         fcurve.data_path
         for fcurves in package().driver.compat.animation_fcurves(obj)
         for fcurve in fcurves
-        if "two_bone_ik" in fcurve.data_path
+        if "-root" in fcurve.data_path
     )
-    assert paths == ["two_bone_ik.chains[0].softness", "two_bone_ik.chains[0].twist"]
+    assert paths == [f'pose.bones["{root["shin.R"]}"]["{name}"]' for name in ("softness", "twist")]
     bpy.context.scene.frame_set(11)
     assert remaining.lower_bone == "shin.R"
     assert remaining.twist == pytest.approx(0.9)

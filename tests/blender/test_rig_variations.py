@@ -6,7 +6,19 @@ import random
 
 import bpy
 import pytest
-from blender_rig import add_chain, assert_close, make_empty, make_leg, package, world_head, world_tail
+from blender_rig import (
+    MODULE,
+    add_chain,
+    assert_close,
+    make_empty,
+    make_leg,
+    our_handlers,
+    package,
+    update_mechanism,
+    user_bones,
+    world_head,
+    world_tail,
+)
 from mathutils import Euler, Matrix, Vector
 
 from solver import solve_two_bone_ik
@@ -85,14 +97,15 @@ def test_uniformly_scaled_armature(scene):
 
 
 def test_zero_scale_gives_status_then_recovers(scene):
-    """A zero armature scale is a status with no write; restoring the scale solves again."""
+    """A zero armature scale is a status with no write to the animator's bones (the network's
+    driven channels are Blender's evaluation, not writes); restoring the scale solves again."""
     obj, chain = base_rig()
-    written = [m.matrix_basis.copy() for m in obj.pose.bones]
+    written = [m.matrix_basis.copy() for m in user_bones(obj)]
     obj.scale = (1, 0, 1)
     chain.target.location = (0.5, 0.5, 0.5)
     bpy.context.view_layer.update()
     assert "scale" in chain.status
-    assert [m.matrix_basis for m in obj.pose.bones] == written
+    assert [m.matrix_basis for m in user_bones(obj)] == written
     obj.scale = (1, 1, 1)
     bpy.context.view_layer.update()
     assert chain.status == ""
@@ -191,27 +204,38 @@ def test_animated_parent_above_chain(scene):
 
 
 def test_inherit_rotation_off(scene):
-    """With shin.use_inherit_rotation off the joint and end are still right."""
+    """With shin.use_inherit_rotation off the joint and end are still right, once Update Mechanism
+    has rebuilt the network for the new setting (the status asks for it until then)."""
     obj, chain = base_rig()
     obj.data.bones["shin"].use_inherit_rotation = False
+    bpy.context.view_layer.update()
+    assert "Update Mechanism" in chain.status
+    update_mechanism(obj)
+    chain = obj.two_bone_ik.chains[0]
     chain.target.location.x += 0.01
     bpy.context.view_layer.update()
     assert_close(world_tail(obj, "thigh"), expected_world(obj, chain)[0], 2e-5)
     assert_close(world_tail(obj, "shin"), expected_world(obj, chain)[1], 2e-5)
 
 
-def test_inherit_scale_none_with_scaled_thigh(scene):
-    """shin.inherit_scale NONE and thigh pose scale (1, 1.5, 1): the solve uses the 1.5 m thigh,
-    exactly."""
+def test_scale_on_a_parent_is_exact(scene):
+    """A uniform pose scale 1.5 on the chain's parent bone scales the whole chain: the solve uses
+    the 1.5 m thigh and shin, exactly. (Rewritten from a pose scale on the thigh itself with
+    shin.inherit_scale NONE: the network does not read the chain bones' own scale channels, see
+    test_pose_scale_on_a_chain_bone_is_off_target; scale set on a parent is the supported way.)"""
     obj, chain = base_rig()
-    obj.data.bones["shin"].inherit_scale = "NONE"
-    obj.pose.bones["thigh"].scale = (1, 1.5, 1)
+    add_hips(obj)
+    update_mechanism(obj)
+    chain = obj.two_bone_ik.chains[0]
+    obj.pose.bones["hips"].scale = (1.5, 1.5, 1.5)
     bpy.context.view_layer.update()
+    root = world_head(obj, "thigh")
+    assert_close(root, (0, 0, 0.25), 1e-6)  # hips (0,0,-0.5)->(0,0,0) scaled 1.5 about its head
     for target in ((1.2, 0, 0.5), (1.0, 0.8, -0.4)):
         chain.target.location = target
         bpy.context.view_layer.update()
-        expected = solve_two_bone_ik((0, 0, 0), target, (1.2, 0.5, 0.5), 1.5, 1.0, tolerance=1e-6)
-        assert chain.status == ""
+        expected = solve_two_bone_ik(root, target, (1.2, 0.5, 0.5), 1.5, 1.5, tolerance=1e-6)
+        assert chain.status == "", chain.status
         assert_close(world_head(obj, "shin"), expected.joint, 2.5e-5)
         assert_close(world_tail(obj, "thigh"), expected.joint, 2.5e-5)
         assert_close(world_tail(obj, "shin"), expected.end, 2.5e-5)
@@ -219,12 +243,16 @@ def test_inherit_scale_none_with_scaled_thigh(scene):
 
 
 def test_local_location_off(scene):
-    """thigh.use_local_location off under a posed hips bone: the thigh head stays, the solve is exact."""
+    """thigh.use_local_location off under a posed hips bone: the thigh head follows the hips and
+    the solve is exact. A location on the thigh's own channels is not read by the network, so the
+    chain is OFF_TARGET with the measured miss, never a silent OK. (Rewritten: the handler read
+    the thigh's own location; the network reads only what is above the chain.)"""
     obj, chain = base_rig()
     add_hips(obj)
     obj.data.bones["thigh"].use_local_location = False
+    update_mechanism(obj)
+    chain = obj.two_bone_ik.chains[0]
     obj.pose.bones["hips"].location = (0.3, 0.2, 0.5)
-    obj.pose.bones["thigh"].location = (0.1, 0.2, 0.0)
     chain.enabled = False
     bpy.context.view_layer.update()
     head_before = world_head(obj, "thigh")
@@ -232,9 +260,15 @@ def test_local_location_off(scene):
     chain.target.location = head_before + Vector((1.2, 0, 0.5))
     chain.pole.location = head_before + Vector((1.2, 0.5, 0.5))
     bpy.context.view_layer.update()
+    assert chain.status == "", chain.status
     assert_close(world_head(obj, "thigh"), head_before, 1e-5)
     assert_close(world_tail(obj, "thigh"), head_before + Vector(BASE_JOINT), 2e-5)
     assert_close(world_tail(obj, "shin"), head_before + Vector(BASE_END), 2e-5)
+    obj.pose.bones["thigh"].location = (0.1, 0.2, 0.0)
+    bpy.context.view_layer.update()
+    assert chain.state == "OFF_TARGET", chain.status
+    assert chain.status.startswith("The chain is ") and "own location" in chain.status
+    assert chain.shortfall_cause == "CONSTRAINTS" and not chain.reachable
 
 
 def test_bone_targets_on_the_same_armature(scene):
@@ -363,7 +397,7 @@ def test_constraints_on_chain_bones(scene):
     assert miss > 0.1
     assert not chain.reachable
     assert chain.shortfall == pytest.approx(miss, abs=1e-5)
-    assert "Constraints on 'shin'" in chain.status
+    assert chain.state == "OFF_TARGET" and "other constraints on 'shin' move it" in chain.status
     limit.influence = 0.0
     bpy.context.view_layer.update()
     obj.update_tag()
@@ -374,14 +408,17 @@ def test_constraints_on_chain_bones(scene):
 
 
 @pytest.mark.parametrize(
-    "pole, status",
+    "pole, status, tolerance",
     [
-        ((0.6, 0.0, 0.25), "Pole is on the root-target line"),
-        ((0.6, 1e-4, 0.25), "Pole is nearly"),
-        ((0.6, 0.1, 0.25), ""),
+        ((0.6, 0.0, 0.25), "Pole is on the root-target line", 2e-5),
+        # 1e-4 m off the line: Blender measures that offset in float32, and one rounding of it
+        # (6e-8 m here) turns the bend plane by up to 6e-4 rad, 3.6e-4 m at the 0.6 m knee; that
+        # instability is what the warning says.
+        ((0.6, 1e-4, 0.25), "Pole is nearly", 4e-4),
+        ((0.6, 0.1, 0.25), "", 2e-5),
     ],
 )
-def test_pole_on_or_near_the_line_is_reported(scene, pole, status):
+def test_pole_on_or_near_the_line_is_reported(scene, pole, status, tolerance):
     """A pole on the root-target line (fallback bend) or nearly on it (unstable bend) is a warning; the chain
     still solves."""
     obj, chain = base_rig()
@@ -389,7 +426,7 @@ def test_pole_on_or_near_the_line_is_reported(scene, pole, status):
     bpy.context.view_layer.update()
     assert chain.status.startswith(status) if status else chain.status == ""
     joint, end, _ = expected_world(obj, chain)
-    assert_close(world_tail(obj, "thigh"), joint, 2e-5)
+    assert_close(world_tail(obj, "thigh"), joint, tolerance)
     assert_close(world_tail(obj, "shin"), end, 2e-5)
 
 
@@ -406,101 +443,77 @@ def test_target_at_root_with_a_pole_is_not_a_pole_warning(scene):
     assert_close(world_tail(obj, "shin"), (0, 0, 0), 2e-5)
 
 
-def test_updates_that_move_no_object_solve_nothing(scene, monkeypatch):
-    """A depsgraph update of other data (a material) solves no chain; an object update and a frame
-    change solve every chain in the scene."""
-    import importlib
-
-    from blender_rig import MODULE
-
-    evaluate = importlib.import_module(f"{MODULE}.driver.evaluate")
-    solved = []
-    original = evaluate.evaluate_chain
-    monkeypatch.setattr(
-        evaluate,
-        "evaluate_chain",
-        lambda obj, chain, *args: (solved.append(obj.name), original(obj, chain, *args)),
-    )
-    _first, _first_chain = base_rig()
-    second = make_leg(name="Second", thigh=BASE_THIGH, shin=BASE_SHIN)
-    second_chain = add_chain(second, make_empty("Target2", BASE_END), make_empty("Pole2", (1.2, 0.5, 0.5)))
-    material = bpy.data.materials.new("Unrelated")
-    bpy.context.view_layer.update()
-    solved.clear()
-    material.diffuse_color = (1.0, 0.0, 0.0, 1.0)
-    bpy.context.view_layer.update()
-    assert solved == []
-    second_chain.target.location.x -= 0.3
-    bpy.context.view_layer.update()
-    assert sorted(solved) == ["Leg", "Second"]
-    assert_close(world_tail(second, "shin"), second_chain.target.location, 2e-5)
-    solved.clear()
-    bpy.context.scene.frame_set(2)
-    assert sorted(solved) == ["Leg", "Second"]
-
-
-def test_chains_whose_inputs_did_not_change_are_not_solved_again(scene, monkeypatch):
-    """Moving one chain's target solves that chain only; the other keeps its last solve, and writes
-    it again if its mechanism bones were reset; an inherit setting changed solves again."""
-    import importlib
-
-    from blender_rig import MODULE
-
-    evaluate = importlib.import_module(f"{MODULE}.driver.evaluate")
-    solved = []
-    original = evaluate._solve
-    monkeypatch.setattr(
-        evaluate, "_solve", lambda *args: (solved.append(args[0].id_data.name), original(*args))[1]
-    )
+def test_no_python_handler_of_ours_runs_on_updates_or_frame_changes(scene, monkeypatch):
+    """Blender evaluates the chains itself: no handler of ours is on the depsgraph, frame change
+    or render lists (only load_post, which upgrades old files), and neither updates of other data,
+    moving a target nor frame changes call the readouts, while both chains follow their targets.
+    (Replaces test_updates_that_move_no_object_solve_nothing and
+    test_chains_whose_inputs_did_not_change_are_not_solved_again, which counted the removed
+    handler's solves.)"""
+    handlers = our_handlers()
+    assert {name: [f.__name__ for f in found] for name, found in handlers.items() if found} == {
+        "load_post": ["two_bone_ik_load_post"]
+    }
+    for name in dir(bpy.app.handlers):
+        found = getattr(bpy.app.handlers, name)
+        if name.startswith("_") or not isinstance(found, list):
+            continue
+        ours = [f for f in found if getattr(f, "__module__", "").startswith(MODULE)]
+        assert ours == [] or name == "load_post", name
+    readout = package().driver.readout
+    calls = []
+    original = readout.read
+    monkeypatch.setattr(readout, "read", lambda chain: (calls.append(chain.name), original(chain))[1])
     first, first_chain = base_rig()
     second = make_leg(name="Second", thigh=BASE_THIGH, shin=BASE_SHIN)
     second_chain = add_chain(second, make_empty("Target2", BASE_END), make_empty("Pole2", (1.2, 0.5, 0.5)))
+    first_chain.target.location = (0.4, 0.9, 0.3)
+    for frame, x in ((1, 0.5), (5, -0.5)):
+        second_chain.target.location = (x, 1.2, 0.6)
+        second_chain.target.keyframe_insert("location", frame=frame)
     bpy.context.view_layer.update()
-    solved.clear()
-    second_chain.target.location.x -= 0.3
+    calls.clear()
+    bpy.data.materials.new("Unrelated").diffuse_color = (1.0, 0.0, 0.0, 1.0)
     bpy.context.view_layer.update()
-    assert solved == ["Second"]
-    solved_end = world_tail(first, "shin").copy()
-    for name in ("MCH-IK-thigh", "MCH-IK-shin"):
-        first.pose.bones[name].matrix_basis = Matrix.Identity(4)
+    first_chain.target.location.x -= 0.3
     bpy.context.view_layer.update()
-    assert solved == ["Second"]
-    assert_close(world_tail(first, "shin"), solved_end, 1e-6)
-    first.data.bones["shin"].use_inherit_rotation = False
-    bpy.context.view_layer.update()
-    assert solved == ["Second", "Leg"]
     assert_close(world_tail(first, "shin"), first_chain.target.location, 2e-5)
+    for frame in (1, 3, 5):
+        bpy.context.scene.frame_set(frame)
+        assert_close(world_tail(second, "shin"), second_chain.target.matrix_world.translation, 2e-5)
+    assert calls == []
 
 
 @pytest.mark.parametrize(
-    "bone, scale, sheared",
+    "bone, scale",
     [
-        ("thigh", (1.0, 1.5, 1.0), True),
-        ("thigh", (1.0, 1.0, 1.5), True),
-        ("thigh", (1.5, 1.5, 1.5), False),
-        ("shin", (1.0, 1.5, 1.0), False),
+        ("thigh", (1.0, 1.5, 1.0)),
+        ("thigh", (1.0, 1.0, 1.5)),
+        ("thigh", (1.5, 1.5, 1.5)),
+        ("shin", (1.0, 1.5, 1.0)),
     ],
 )
-def test_uneven_pose_scale_that_shears_the_chain_is_a_status(scene, bone, scale, sheared):
-    """Uneven scale on the upper bone shears the lower one as the upper one turns, which rotation
-    channels cannot follow: the chain says so and is never "Reachable". Uniform scale, and any scale
-    on the lower bone, solve exactly."""
+def test_pose_scale_on_a_chain_bone_is_off_target(scene, bone, scale):
+    """Pose scale on a chain bone's own channels, uneven or uniform, upper or lower: the network
+    does not read it, so the chain is OFF_TARGET with the measured miss and says to set the scale
+    on a parent; never "Reachable". (Rewritten: the handler solved uniform scale and any scale on
+    the lower bone exactly and reported only the shearing cases; scale on a parent is exact, see
+    test_scale_on_a_parent_is_exact.)"""
     obj, chain = base_rig()
     obj.pose.bones[bone].scale = scale
     chain.target.location = (0.6, 0.1, 0.3)
     bpy.context.view_layer.update()
-    if sheared:
-        assert chain.status.startswith("Uneven pose scale shears the chain") and not chain.reachable
-        assert chain.shortfall > 0.01
-        assert package().ui.status.chain_state(bpy.context, chain).kind == "CONSTRAINTS"
-    else:
-        assert chain.status == ""
-        assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5 * 1.5)
+    assert chain.state == "OFF_TARGET", chain.status
+    assert chain.status.startswith("The chain is ") and "own scale" in chain.status
+    assert not chain.reachable and chain.shortfall_cause == "CONSTRAINTS"
+    assert package().ui.status.chain_state(bpy.context, chain).kind == "CONSTRAINTS"
 
 
-def test_hidden_targets_solve_and_disabled_ones_are_a_status(scene):
-    """A target hidden in the viewport (H) still drives the chain; one disabled in viewports is not
-    evaluated, so the chain says so and keeps its pose."""
+def test_hidden_and_disabled_targets_drive_the_chain(scene):
+    """A target hidden in the viewport (H), disabled in viewports, or in a collection disabled in
+    viewports still drives the chain: Blender's own constraints read it. (Rewritten: the handler
+    could not see a target the view layer did not evaluate, and kept the last pose with a status;
+    the network is evaluated by Blender, which reads the target wherever it is.)"""
     obj, chain = base_rig()
     chain.target.hide_set(True)
     chain.target.location = (0.3, 0.1, 0.3)
@@ -511,17 +524,16 @@ def test_hidden_targets_solve_and_disabled_ones_are_a_status(scene):
     bpy.context.view_layer.update()
     chain.target.location = (-0.3, 0.1, 0.3)
     bpy.context.view_layer.update()
-    assert chain.status == "The target 'Target' is disabled in the viewport: keeping the last pose"
-    assert not chain.reachable
+    assert chain.status == ""
+    assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5)
     chain.target.hide_viewport = False
     chain.target.hide_set(False)
     controls = bpy.data.collections.new("Controls")
     bpy.context.scene.collection.children.link(controls)
     controls.objects.link(chain.target)
     bpy.context.scene.collection.objects.unlink(chain.target)
+    controls.hide_viewport = True
+    chain.target.location = (0.3, 0.2, 0.4)
     bpy.context.view_layer.update()
     assert chain.status == ""
     assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5)
-    controls.hide_viewport = True
-    bpy.context.view_layer.update()
-    assert chain.status.startswith("The target 'Target' is disabled in the viewport")

@@ -250,11 +250,17 @@ def main(checkout: pathlib.Path) -> None:
     if not leg.reachable or arm.reachable:
         raise RuntimeError(f"unexpected reach: leg {leg.reachable}, arm {arm.reachable}")
 
-    values = _rounded(record(obj))
-    BLEND.unlink(missing_ok=True)  # no .blend1 backup of an earlier run
-    bpy.ops.wm.save_as_mainfile(filepath=str(BLEND), compress=True)
-    RECORD.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {BLEND} ({BLEND.stat().st_size} bytes) and {RECORD}")
+    write_files(BLEND, RECORD, _rounded(record(obj)))
+
+
+def write_files(blend: pathlib.Path, record_path: pathlib.Path, values) -> None:
+    """Save the open file as ``blend`` (compressed, no backup) and ``values`` as JSON."""
+    import bpy
+
+    blend.unlink(missing_ok=True)  # no .blend1 backup of an earlier run
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), compress=True)
+    record_path.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {blend} ({blend.stat().st_size} bytes) and {record_path}")
 
 
 if __name__ == "__main__":

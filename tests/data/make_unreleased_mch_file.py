@@ -52,7 +52,6 @@ decimals.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import pathlib
@@ -61,26 +60,18 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+# The 0.1.0 file's rig and helpers: the same bones and placement, rounded the same way.
+from make_0_1_0_file import BONES, CHAINS, _rounded, build_rig, rig_helpers, write_files  # noqa: E402
+
 STEM = "two_bone_ik_unreleased_mch"
 BLEND = HERE / f"{STEM}.blend"
 RECORD = HERE / f"{STEM}.json"
 
-# (name, head, tail, parent, connected, rotation mode), armature space.
-BONES = (
-    ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False, "QUATERNION"),
-    ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True, "XYZ"),
-    ("foot", (0, 0, 0), (0, -0.15, 0), "shin", True, "QUATERNION"),
-    ("upper_arm", (0.5, 0, 1.5), (0.5, 0.3, 1.5), None, False, "QUATERNION"),
-    ("forearm", (0.5, 0.3, 1.5), (0.5, 0.6, 1.5), "upper_arm", True, "XYZ"),
-    ("hand", (0.5, 0.6, 1.5), (0.5, 0.7, 1.5), "forearm", True, "QUATERNION"),
-)
-# Chain (lower bone) -> (upper, lower, end) bones.
-CHAINS = {"shin": ("thigh", "shin", "foot"), "forearm": ("upper_arm", "forearm", "hand")}
 MECHANISM_PREFIX = "MCH-IK-"
 # What the extension is made of (blender_manifest.toml's [build]), for the record of its source.
 EXTENSION_PATHS = ("blender_manifest.toml", "__init__.py", "solver", "driver", "operators", "ui", "cli")
 FRAMES = range(1, 7)
-DIGITS = 9
 UPDATES = 5
 # Agreement with the solver, as a share of the chain's length (the tests' 1e-5).
 TOLERANCE = 1e-5
@@ -96,36 +87,6 @@ THIGH_FK = {1: ((1.0, 0.0, 0.0), 0.0), 6: ((1.0, 0.0, 0.0), 0.4)}  # (axis, angl
 # Arm, in the rig's space (turned into world by the script): reach 0.6 from the root (0.5, 0, 1.5).
 ARM_TARGET_RIG = {1: (0.5, 0.35, 1.25), 4: (0.75, 0.3, 1.4), 6: (0.5, 1.2, 1.0)}
 HAND_FK = {1: ((0.0, 0.0, 1.0), 0.0), 6: ((0.0, 0.0, 1.0), 0.5)}
-
-
-def _rounded(value):
-    if isinstance(value, float):
-        return round(value, DIGITS) + 0.0  # + 0.0: no -0.0 in the file
-    if isinstance(value, dict):
-        return {key: _rounded(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_rounded(item) for item in value]
-    return value
-
-
-def rig_helpers():
-    """The in-Blender test helpers (tests/blender/blender_rig.py), imported once bpy may be."""
-    sys.path.insert(0, str(HERE.parent / "blender"))
-    import blender_rig
-
-    return blender_rig
-
-
-def build_rig():
-    import bpy
-
-    obj = rig_helpers().make_armature("Rig", [bone[:5] for bone in BONES])
-    obj.location = (1.0, 2.0, 0.0)
-    obj.rotation_euler = (0.0, 0.0, math.radians(30.0))
-    for name, *_, mode in BONES:
-        obj.pose.bones[name].rotation_mode = mode
-    bpy.context.view_layer.update()
-    return obj
 
 
 def update(times: int = UPDATES) -> None:
@@ -428,11 +389,7 @@ def main(checkout: pathlib.Path, version: str) -> None:
     check(obj, frames)
     scene.frame_set(FRAMES[0])
 
-    values = _rounded(record(obj, frames, checkout, version))
-    BLEND.unlink(missing_ok=True)  # no .blend1 backup of an earlier run
-    bpy.ops.wm.save_as_mainfile(filepath=str(BLEND), compress=True)
-    RECORD.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {BLEND} ({BLEND.stat().st_size} bytes) and {RECORD}")
+    write_files(BLEND, RECORD, _rounded(record(obj, frames, checkout, version)))
 
 
 if __name__ == "__main__":
