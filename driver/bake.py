@@ -15,7 +15,7 @@ import bpy
 from mathutils import Euler, Matrix, Quaternion
 
 from ..network import build as network
-from . import compat, readout, visual
+from . import compat, readout, settings, visual
 from .bones import ChainError
 from .chains import chain_bone_slots, find_chain
 from .status import applied
@@ -254,7 +254,19 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
             readout.check_sources(chain)
         except ChainError as error:
             raise BakeError(f"Chain '{name}' cannot be baked: {error}") from None
+        if _animated(obj, *settings.path(chain, "enabled")):
+            raise BakeError(
+                f"Chain '{name}' has keys or a driver on Enabled: the bake turns the chain off, "
+                "which they would undo; remove them first"
+            )
     return list(dict.fromkeys(bones))
+
+
+def _animated(obj, owner, path: str) -> bool:
+    """Whether ``owner``'s property ``path`` has an F-Curve in ``obj``'s actions, NLA strips or
+    drivers."""
+    full = owner.path_from_id(path)
+    return any(fcurve.data_path == full for fcurves in compat.animation_fcurves(obj) for fcurve in fcurves)
 
 
 class BakeJob:

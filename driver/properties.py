@@ -50,6 +50,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         description="Apply this chain (its network's root bone holds the value, animatable there)",
         get=lambda chain: settings.value(chain, "enabled") > 0.0,
         set=lambda chain, on: settings.set_value(chain, "enabled", 1.0 if on else 0.0),
+        options=set(),  # key the root bone's property (settings.path), which plays anywhere
         override=OVERRIDABLE,
     )
     upper_bone: StringProperty(
@@ -117,6 +118,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         subtype="ANGLE",
         get=settings.getter("twist"),
         set=settings.setter("twist"),
+        options=set(),  # key the root bone's property (settings.path), which plays anywhere
         override=OVERRIDABLE,
     )
     softness: FloatProperty(
@@ -128,6 +130,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         subtype="FACTOR",
         get=settings.getter("softness"),
         set=settings.setter("softness"),
+        options=set(),  # key the root bone's property (settings.path), which plays anywhere
         override=OVERRIDABLE,
     )
     end_rotation: EnumProperty(
@@ -155,6 +158,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         subtype="FACTOR",
         get=settings.getter("influence"),
         set=settings.setter("influence"),
+        options=set(),  # key the root bone's property (settings.path), which plays anywhere
         override=OVERRIDABLE,
     )
 

@@ -35,6 +35,9 @@ from .status import (
 )
 
 ORIGIN = (0.0, 0.0, 0.0)
+# Radians past which a twist, a float32 in the drivers, turns the bend by more than the
+# readouts' tolerance (its float32 rounding reaches 1e-4 rad near 1e3).
+TWIST_FLOAT32 = 1e3
 FLOAT32_MAX = 3.4028234663852886e38
 
 # chain.shortfall_cause items, in the order they are checked (the first that applies).
@@ -387,6 +390,17 @@ def _cause(obj, chain, upper, lower, scale) -> str:
         return "the chain bones' own scale is not used by the network: set it on a parent"
     if max(scale) > (1.0 + 1e-6) * min(scale):
         return "the armature's uneven scale shears the influence blend"
+    parent = upper.parent
+    if parent is not None:
+        parent_scale = bones[parent.name].matrix.to_scale()
+        if max(parent_scale) > (1.0 + 1e-5) * min(parent_scale):
+            return f"uneven pose scale on '{parent.name}', above the chain, shears it: scale it evenly"
+    twist = settings.value(chain, "twist")
+    if abs(twist) > TWIST_FLOAT32:
+        return (
+            f"a twist of {twist:.6g} rad is beyond what Blender's float32 drivers turn exactly: "
+            "keep it within a few turns"
+        )
     return "its network was edited: run Pose > Two-Bone IK > Update Mechanism"
 
 

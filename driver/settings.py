@@ -68,8 +68,10 @@ def set_value(chain, name: str, number: float) -> None:
     _stored(chain)[name] = number
     bone = root_bone(chain)
     if bone is not None and name in bone:
-        if not (bone[name] == number or (math.isnan(number) and math.isnan(bone[name]))):
-            bone[name] = number
+        # Enabled is a boolean custom property; the others floats.
+        stored = number > 0.0 if isinstance(bone[name], bool) else number
+        if not (bone[name] == stored or (math.isnan(number) and math.isnan(bone[name]))):
+            bone[name] = stored
             chain.id_data.update_tag()
 
 

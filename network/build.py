@@ -277,9 +277,15 @@ def _settings(obj, chain, names: Parts) -> None:
     root = obj.pose.bones[names.root]
     for name, default, low, high in SETTINGS:
         value = float(getattr(chain, name, default))
+        ui_default: float | bool = default
+        if name == "enabled":
+            # A boolean: a checkbox, keyed with constant interpolation, as a constraint's switch.
+            value, ui_default = value > 0.0, default > 0.0
         root[name] = value
         ui = root.id_properties_ui(name)
-        if math.isinf(low):
+        if isinstance(value, bool):
+            ui.update(default=ui_default)
+        elif math.isinf(low):
             ui.update(default=default, subtype="ANGLE")
         else:
             ui.update(default=default, min=low, max=high, soft_min=low, soft_max=high)
@@ -388,7 +394,17 @@ def check_bones(obj, chain) -> None:
             raise ValueError(f"bone {name!r} not found in {obj.data.name!r}")
     if bones[chain.lower_bone].parent != bones[chain.upper_bone]:
         raise ValueError(f"bone {chain.lower_bone!r} is not a child of {chain.upper_bone!r}")
-    longest = max(parts(chain.upper_bone, chain.lower_bone), key=lambda name: len(name.encode()))
+    mine = set(parts(chain.upper_bone, chain.lower_bone))
+    for other in obj.two_bone_ik.chains:
+        # (A chain sharing a bone with this one is the sharing rule's, not a name clash.)
+        if not {other.upper_bone, other.lower_bone} & {chain.upper_bone, chain.lower_bone}:
+            clash = mine & set(parts(other.upper_bone, other.lower_bone))
+            if clash:
+                raise ValueError(
+                    f"the network bone {sorted(clash)[0]!r} of chain {other.name!r} has the name this "
+                    f"chain's network needs: rename bone {chain.lower_bone!r} or {chain.upper_bone!r}"
+                )
+    longest = max(mine, key=lambda name: len(name.encode()))
     if len(longest.encode()) > MAX_NAME_BYTES:
         extra = len(longest.encode()) - MAX_NAME_BYTES
         raise ValueError(
@@ -510,6 +526,27 @@ def remove(obj, chain) -> None:
                 edit.remove(edit[name])
 
 
+def _rest_changed(obj, chain, names: Parts) -> str:
+    """The chain bone whose parent or rest pose no longer matches the network built for it ('' when
+    both match): the network baked them in."""
+    bones = obj.data.bones
+    upper, lower, root = bones[chain.upper_bone], bones[chain.lower_bone], bones[names.root]
+    tolerance = 1e-5 * (upper.length + lower.length)
+    if root.parent != upper.parent or not _near(root.matrix_local, upper.matrix_local, tolerance):
+        return upper.name
+    offset = upper.matrix_local.inverted() @ lower.matrix_local
+    solved = bones[names.upper].matrix_local.inverted() @ bones[names.lower].matrix_local
+    if not _near(offset, solved, tolerance) or abs(bones[names.lower].length - lower.length) > tolerance:
+        return lower.name
+    return ""
+
+
+def _near(first: Matrix, second: Matrix, tolerance: float) -> bool:
+    """Whether two matrices agree entry by entry within ``tolerance``."""
+    difference = first - second
+    return all(abs(difference[row][column]) <= tolerance for row in range(4) for column in range(4))
+
+
 def problem(obj, chain) -> str:
     """Why the chain's network cannot give its pose ('' when it is whole): a bone shared with an
     earlier chain, a missing network bone, a chain bone whose Two-Bone IK constraint is missing or
@@ -523,6 +560,12 @@ def problem(obj, chain) -> str:
     missing = next((name for name in names if bones.get(name) is None), "")
     if missing:
         return f"The chain's network lacks bone '{missing}': run Pose > Two-Bone IK > Update Mechanism"
+    changed = _rest_changed(obj, chain, names)
+    if changed:
+        return (
+            f"The rest pose or parent of '{changed}' changed since the chain was built: "
+            "run Pose > Two-Bone IK > Update Mechanism"
+        )
     spaces = (
         ("WORLD", chain.upper_bone, names.upper),
         (lower_space(obj.data.bones[chain.lower_bone]), chain.lower_bone, names.lower),

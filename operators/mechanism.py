@@ -7,7 +7,6 @@ import bpy
 from ..driver.bones import ChainError, chain_bones
 from ..driver.chains import owning_armature
 from ..network.build import build
-from ..network.edit import MechanismError
 
 
 class POSE_OT_two_bone_ik_update_mechanism(bpy.types.Operator):
@@ -47,7 +46,7 @@ run it after adding chains by script or changing their bones"""
             return {"CANCELLED"}
         try:
             build(obj, chains)
-        except MechanismError as error:
+        except ValueError as error:  # MechanismError, or bones the network cannot be named for
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         obj.update_tag()

@@ -27,8 +27,14 @@ class _SnapOperator(ChainOperator):
             return {"CANCELLED"}
         for struct, paths in self.moved(obj, chain):
             autokey(context, struct, paths)
-        self.report({"INFO"}, self.done.format(chain=chain.name))
+        caveat = self.caveat(chain)
+        self.report({"WARNING"} if caveat else {"INFO"}, self.done.format(chain=chain.name) + caveat)
         return {"FINISHED"}
+
+    @staticmethod
+    def caveat(chain) -> str:
+        """What the snap could not match, said with its report ('' when nothing)."""
+        return ""
 
 
 # mypy infers the mixin's bl_options as set[str], not the flag literals Operator declares.
@@ -40,6 +46,15 @@ switching to IK changes nothing"""
     bl_label = "Snap IK to FK"
     done = "Snapped the target and pole of '{chain}' to its FK pose"
     snap = staticmethod(snap_ik_to_fk)
+
+    @staticmethod
+    def caveat(chain) -> str:
+        if chain.pole is None:
+            return (
+                ": without a pole the knee bends as in the rest pose, so turning the chain on can "
+                "move it off its FK bend (add a pole to keep it)"
+            )
+        return ""
 
     @staticmethod
     def moved(obj, chain):

@@ -20,7 +20,8 @@ class POSE_UL_two_bone_ik_chains(bpy.types.UIList):
     def draw_item(self, context, layout, data, item, icon, active_data, active_property, index=0, flt_flag=0):
         state = chain_state(context, item)
         row = layout.row(align=True)
-        row.prop(item, "enabled", text="")
+        owner, path = chain_settings.path(item, "enabled")  # keyed there, it plays anywhere
+        row.prop(owner, path, text="")
         row.prop(item, "name", text="", emboss=False)
         row.label(text="", icon=state.icon)
 

@@ -451,3 +451,23 @@ def assert_console_clean(capfd) -> None:
     for text in CONSOLE_ERRORS:
         assert text not in out + err, f"{text!r} in the console:\n{out}{err}"
     assert internal_errors() == []
+
+
+def delete_constraint(obj, name: str, bone: str = "") -> None:
+    """Delete constraint ``name`` of ``obj`` (of its pose bone ``bone`` when given) as the Properties
+    editor does, which rebuilds the depsgraph relations (a script's ``constraints.remove`` does
+    not: Blender then evaluates the old relations, a cycle for example, until something else
+    rebuilds them)."""
+    override = {"object": obj, "active_object": obj}
+    if bone:
+        override["pose_bone"] = override["active_pose_bone"] = obj.pose.bones[bone]
+    with bpy.context.temp_override(**override):
+        result = bpy.ops.constraint.delete(constraint=name, owner="BONE" if bone else "OBJECT")
+    assert result == {"FINISHED"}
+
+
+def key_setting(chain, name: str, frame: int) -> None:
+    """Key chain setting ``name`` (influence, enabled, twist, softness) at ``frame`` where it plays
+    with or without the extension: its network's root bone (driver/settings.py, ``path``)."""
+    owner, path = importlib.import_module(f"{MODULE}.driver.settings").path(chain, name)
+    owner.keyframe_insert(path, frame=frame)

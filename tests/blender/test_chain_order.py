@@ -15,6 +15,7 @@ import pytest
 from blender_rig import (
     add_chain,
     assert_close,
+    delete_constraint,
     make_armature,
     make_empty,
     marker_world,
@@ -303,7 +304,7 @@ def test_control_bone_following_the_chain_is_a_cycle(scene):
         constraint.target, constraint.subtarget = obj, "shin"
         bpy.context.view_layer.update()
         assert_honest(obj, chain, "thigh", "shin", 2.0)
-        obj.pose.bones["ctrl"].constraints.remove(constraint)
+        delete_constraint(obj, constraint.name, "ctrl")
         bpy.context.view_layer.update()
         assert chain.status == ""
 

@@ -21,6 +21,7 @@ from blender_rig import (
     exited_cleanly,
     expected_world,
     fcurves,
+    key_setting,
     make_empty,
     make_leg,
     make_legs,
@@ -285,9 +286,9 @@ def test_keyed_influence_renders_each_frames_value(scene, tmp_path, start):
     from frame 1 or 8, shows that frame's pose, as frame_set does."""
     obj, chain = leg_with_foot()
     chain.influence = 0.0
-    chain.keyframe_insert("influence", frame=1)
+    key_setting(chain, "influence", 1)
     chain.influence = 1.0
-    chain.keyframe_insert("influence", frame=8)
+    key_setting(chain, "influence", 8)
     center, size, resolution = (0.15, 0.3), 1.0, 200
     setup_marker_render(scene, obj, "shin", center, size, resolution)
     frames = range(1, 9)

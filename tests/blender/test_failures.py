@@ -18,6 +18,7 @@ from blender_rig import (
     assert_close,
     assert_console_clean,
     chain_length,
+    delete_constraint,
     expected_world,
     make_armature,
     make_empty,
@@ -267,14 +268,6 @@ def test_invalid_armature_scale_is_an_error_and_recovers(legs, scale):
     exercise()
     assert chain.status == ""
     assert_solved(leg, (-0.3, 0.0, 0.3), POLE)
-
-
-def delete_constraint(obj, name: str) -> None:
-    """Delete constraint ``name`` of ``obj`` as the Properties editor does, which rebuilds the
-    depsgraph relations (a script's ``constraints.remove`` does not: Blender then evaluates the
-    old relations, here the cycle, until something else rebuilds them)."""
-    with bpy.context.temp_override(object=obj, active_object=obj):
-        assert bpy.ops.constraint.delete(constraint=name, owner="OBJECT") == {"FINISHED"}
 
 
 def make_cycle(leg, kind: str):

@@ -11,6 +11,7 @@ from blender_rig import (
     add_chain,
     assert_close,
     exited_cleanly,
+    key_setting,
     make_empty,
     make_leg,
     package,
@@ -38,7 +39,7 @@ def save_shot(path) -> str:
         target.location, pole.location, chain.influence = location, pole_location, influence
         target.keyframe_insert("location", frame=frame)
         pole.keyframe_insert("location", frame=frame)
-        chain.keyframe_insert("influence", frame=frame)
+        key_setting(chain, "influence", frame)
         obj.pose.bones["thigh"].rotation_quaternion = Euler(thigh).to_quaternion()
         obj.pose.bones["thigh"].keyframe_insert("rotation_quaternion", frame=frame)
     camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))

@@ -31,6 +31,11 @@ def network():
     return importlib.import_module(f"{MODULE}.network.build")
 
 
+def chain_settings():
+    """The extension's chain settings module (driver/settings.py)."""
+    return importlib.import_module(f"{MODULE}.driver.settings")
+
+
 def spec(target, pole, **settings) -> SimpleNamespace:
     """A chain on thigh/shin as network.build reads it."""
     values = {
@@ -342,3 +347,99 @@ def test_rest_pose_at_influence_zero_is_fk(rig):
     assert math.isclose(
         (hips @ fk).col[1].xyz.normalized().dot(ev.matrix.col[1].xyz.normalized()), 1.0, abs_tol=1e-6
     )
+
+
+# --- Findings of an attack review, each a test -------------------------------------------------
+
+
+def leg_chain():
+    """A hip-thigh-shin leg with a chain added as a script does; returns (obj, chain)."""
+    from blender_rig import add_chain
+
+    obj = make_armature(
+        "Leg",
+        [
+            ("hip", (0, 0, 1.2), (0, 0, 1), None, False),
+            ("thigh", (0, 0, 1), (0, 0.05, 0.5), "hip", True),
+            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
+            ("other", (1, 0, 1.2), (1, 0, 1), None, False),
+        ],
+    )
+    chain = add_chain(obj, make_empty("Target", (0, 0.3, 0.3)), make_empty("Pole", (0, 2, 0.5)))
+    return obj, chain
+
+
+def test_a_chain_bone_reparented_after_the_build_is_a_status(scene):
+    """The network bakes in the upper bone's parent: reparenting the thigh says to run Update
+    Mechanism (it used to read OK with the thigh 0.3 m off its FK root), and Update Mechanism
+    makes it right."""
+    from blender_rig import set_mode, update_mechanism
+
+    obj, chain = leg_chain()
+    set_mode(obj, "EDIT")
+    bones = obj.data.edit_bones
+    bones["thigh"].use_connect = False
+    bones["thigh"].parent = bones["other"]
+    set_mode(obj, "OBJECT")
+    obj.pose.bones["other"].location = (0, 0.3, 0)
+    bpy.context.view_layer.update()
+    chain = obj.two_bone_ik.chains[0]
+    assert chain.state == "ERROR" and "Update Mechanism" in chain.status, chain.status
+    update_mechanism(obj)
+    bpy.context.view_layer.update()
+    chain = obj.two_bone_ik.chains[0]
+    assert chain.state == "OK", chain.status
+    thigh_head = (obj.matrix_world @ obj.pose.bones["thigh"].head).to_tuple()
+    assert (Vector(thigh_head) - Vector((0, 0, 0.7))).length <= 1e-5
+
+
+def test_enabled_is_a_boolean_whose_keys_step(scene):
+    """Enabled is a boolean custom property: keyed on and off, it steps as a constraint's switch
+    does, never half on (a float key blended the leg halfway)."""
+    obj, chain = leg_chain()
+    owner, path = chain_settings().path(chain, "enabled")
+    assert isinstance(owner[path[2:-2]], bool)
+    for frame, on in ((1, True), (11, False)):
+        owner[path[2:-2]] = on
+        owner.keyframe_insert(path, frame=frame)
+    bpy.context.scene.frame_set(6)
+    assert chain.enabled
+    influence = obj.pose.bones["shin"].constraints[network().CONSTRAINT].influence
+    assert influence == 1.0
+
+
+def test_bake_refuses_a_chain_with_keys_on_enabled(scene):
+    """Bake turns the chain off; keys on Enabled would turn it on again over the baked keys (18.9
+    cm off playback were measured), so Bake refuses and changes nothing."""
+    obj, chain = leg_chain()
+    owner, path = chain_settings().path(chain, "enabled")
+    owner.keyframe_insert(path, frame=1)
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        with pytest.raises(RuntimeError, match="keys or a driver on Enabled"):
+            bpy.ops.pose.two_bone_ik_bake(frame_start=1, frame_end=3)
+    assert obj.two_bone_ik.chains[0].enabled
+
+
+def test_network_names_that_clash_with_another_chains_are_refused(scene):
+    """A chain on bones named so that its network bone names are another chain's (``shin-root``
+    makes ``MCH-IK-shin-root``) is refused before anything is built, naming both."""
+    from blender_rig import add_chain
+
+    obj = make_armature(
+        "Legs",
+        [
+            ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False),
+            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
+            ("shin-root", (1, 0, 1), (1, 0.05, 0.5), None, False),
+            ("calf", (1, 0.05, 0.5), (1, 0, 0), "shin-root", True),
+        ],
+    )
+    add_chain(obj, make_empty("T1", (0, 0.3, 0.3)), make_empty("P1", (0, 2, 0.5)))
+    chain = obj.two_bone_ik.chains.add()
+    chain.name, chain.upper_bone, chain.lower_bone = "calf", "shin-root", "calf"
+    chain.target = make_empty("T2", (1, 0.3, 0.3))
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        with pytest.raises(RuntimeError, match="has the name this chain's network needs"):
+            bpy.ops.pose.two_bone_ik_update_mechanism()
+    bpy.context.view_layer.update()
+    assert obj.two_bone_ik.chains["shin"].state == "OK"

@@ -16,6 +16,7 @@ from blender_rig import (
     assert_close,
     expected_world,
     fcurves,
+    key_setting,
     keyframe_snapshot,
     make_empty,
     make_leg,
@@ -116,8 +117,8 @@ def test_bake_plays_animated_twist_and_softness(scene):
     key_location(bpy.data.objects["Target"], [(1, (0.5, 0, 0.5)), (12, (3.0, 0.5, 0.2))])
     for frame, twist, softness in ((1, 0.0, 0.0), (12, 1.2, 0.4)):
         chain.twist, chain.softness = twist, softness
-        obj.keyframe_insert("two_bone_ik.chains[0].twist", frame=frame)
-        obj.keyframe_insert("two_bone_ik.chains[0].softness", frame=frame)
+        key_setting(chain, "twist", frame)
+        key_setting(chain, "softness", frame)
     live = live_positions(obj, range(1, 13))
     assert run_bake(obj, frame_start=1, frame_end=12) == {"FINISHED"}
     assert_plays_like(obj, live)
