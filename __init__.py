@@ -40,7 +40,7 @@ def _release_bpy_at_exit(root: str) -> None:
 
 def _modules():
     from . import cli, operators
-    from .driver import handlers, properties
+    from .chain import handlers, properties
     from .ui import menu, overlay, panel
 
     # The chain properties before the handlers that read them; the overlay's toggle before the

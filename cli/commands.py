@@ -18,7 +18,7 @@ import sys
 
 import bpy
 
-from ..driver.bake import FRAME_MAX, FRAME_MIN, BakeError, bake, check_bake
+from ..animation.bake import FRAME_MAX, FRAME_MIN, BakeError, bake, check_bake
 
 COMMAND = "two_bone_ik"
 COLUMNS = (

@@ -45,7 +45,7 @@ from typing import NamedTuple
 import bpy
 from mathutils import Matrix, Vector
 
-from ..driver.status import SOLVER_TOLERANCE
+from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
 from .edit import MechanismError, can_add_bones, edit_bones
 

@@ -4,7 +4,7 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..driver.chains import (
+from ..chain.chains import (
     add_chain,
     chain_on_bone,
     chains_sharing_bones,

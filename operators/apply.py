@@ -3,9 +3,9 @@
 
 import bpy
 
-from ..driver.bones import ChainError
-from ..driver.chains import library_chain, remove_chain
-from ..driver.visual import result_bases
+from ..animation.visual import result_bases
+from ..chain.bones import ChainError
+from ..chain.chains import library_chain, remove_chain
 from ..network.edit import MechanismError
 from .common import ChainOperator
 

@@ -6,7 +6,7 @@ import time
 import bpy
 from bpy.props import BoolProperty, IntProperty
 
-from ..driver.bake import FRAME_MAX, FRAME_MIN, BakeError, BakeJob, bake
+from ..animation.bake import FRAME_MAX, FRAME_MIN, BakeError, BakeJob, bake
 from .common import ChainOperator
 
 # How long one timer event of the interactive bake may work before the interface gets a turn.

@@ -3,7 +3,7 @@
 
 from bpy.props import StringProperty
 
-from ..driver.chains import find_chain, owning_armature
+from ..chain.chains import find_chain, owning_armature
 
 
 class ChainOperator:

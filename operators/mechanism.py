@@ -4,8 +4,8 @@ changed, or whose network was edited)."""
 
 import bpy
 
-from ..driver.bones import ChainError, chain_bones
-from ..driver.chains import owning_armature
+from ..chain.bones import ChainError, chain_bones
+from ..chain.chains import owning_armature
 from ..network.build import build
 
 

@@ -4,7 +4,7 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..driver.chains import library_chain, remove_chain
+from ..chain.chains import library_chain, remove_chain
 from ..network.edit import MechanismError
 from .common import ChainOperator
 

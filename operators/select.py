@@ -6,9 +6,9 @@ from typing import Literal
 import bpy
 from bpy.props import BoolProperty
 
-from ..driver.bones import ChainError
-from ..driver.chains import find_chain, owning_armature, select_bone
-from ..driver.snap import controlled
+from ..animation.snap import controlled
+from ..chain.bones import ChainError
+from ..chain.chains import find_chain, owning_armature, select_bone
 from .common import ChainOperator
 
 

@@ -3,10 +3,10 @@
 
 import bpy
 
-from ..driver.bones import ChainError
-from ..driver.chains import chain_bone_slots
-from ..driver.compat import autokey
-from ..driver.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
+from ..animation.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
+from ..chain.bones import ChainError
+from ..chain.chains import chain_bone_slots
+from ..chain.compat import autokey
 from .common import ChainOperator
 
 

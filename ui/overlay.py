@@ -16,8 +16,8 @@ from bpy.props import BoolProperty
 from gpu_extras.batch import batch_for_shader
 from mathutils import Vector
 
-from ..driver.chains import applied, source_point
-from ..driver.compat import WIDE_LINE_SHADER
+from ..chain.chains import applied, source_point
+from ..chain.compat import WIDE_LINE_SHADER
 
 # Line colours (linear RGBA) and widths in pixels.
 REACH_COLOR = (0.25, 0.75, 1.0, 0.9)

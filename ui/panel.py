@@ -5,9 +5,9 @@ import textwrap
 
 import bpy
 
-from ..driver import settings as chain_settings
-from ..driver.chains import find_chain, owning_armature
-from ..driver.compat import UI_LIST_TYPE
+from ..chain import settings as chain_settings
+from ..chain.chains import find_chain, owning_armature
+from ..chain.compat import UI_LIST_TYPE
 from .status import chain_state, status_line
 
 # Roughly how many pixels a character of a label takes, to wrap long status sentences.

@@ -240,7 +240,7 @@ def internal_errors() -> list[str]:
 
 def fcurves(obj) -> list:
     """The F-curves animating ``obj`` (the bound slot's channelbag on 4.4+, else action.fcurves)."""
-    found = package().driver.compat.action_fcurves(obj)
+    found = package().chain.compat.action_fcurves(obj)
     return list(found) if found is not None else []
 
 
@@ -468,6 +468,6 @@ def delete_constraint(obj, name: str, bone: str = "") -> None:
 
 def key_setting(chain, name: str, frame: int) -> None:
     """Key chain setting ``name`` (influence, enabled, twist, softness) at ``frame`` where it plays
-    with or without the extension: its network's root bone (driver/settings.py, ``path``)."""
-    owner, path = importlib.import_module(f"{MODULE}.driver.settings").path(chain, name)
+    with or without the extension: its network's root bone (chain/settings.py, ``path``)."""
+    owner, path = importlib.import_module(f"{MODULE}.chain.settings").path(chain, name)
     owner.keyframe_insert(path, frame=frame)

@@ -95,7 +95,7 @@ def test_twist_is_animatable(scene):
     """Keyed twist (on the network's root bone, settings.path): each frame poses the knee as the
     solver does with that frame's value."""
     obj, chain = leg()
-    owner, path = package().driver.settings.path(chain, "twist")
+    owner, path = package().chain.settings.path(chain, "twist")
     assert owner == obj.pose.bones["MCH-IK-shin-root"]
     for frame, value in ((1, 0.0), (11, 1.0)):
         chain.twist = value

@@ -411,7 +411,7 @@ def world_pose(obj, bones) -> dict:
 def assert_upgraded(obj) -> None:
     """Every chain of ``obj`` has its network and no 0.1.0 bookkeeping, and no F-Curve animates a
     chain setting by its old path."""
-    upgrade = package().driver.upgrade
+    upgrade = package().chain.upgrade
     for chain in obj.two_bone_ik.chains:
         assert not upgrade.is_legacy(chain) and not upgrade.needs_network(obj, chain)
         assert package().network.build.problem(obj, chain) == ""

@@ -69,7 +69,7 @@ def test_frames_rendered_out_of_order_each_in_its_own_process(scene, tmp_path):
     for frame in FRAMES:
         bpy.context.scene.frame_set(frame)
         playback[frame] = leg_points(obj)
-    package().driver.bake.bake(bpy.context, obj, [name], 1, 20)
+    package().animation.bake.bake(bpy.context, obj, [name], 1, 20)
     baked = {}
     for frame in FRAMES:
         bpy.context.scene.frame_set(frame)

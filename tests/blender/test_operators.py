@@ -135,7 +135,7 @@ def assert_same_positions(obj, before: dict, tolerance: float = TOLERANCE) -> No
 def select_only(obj, names) -> None:
     """Pose Mode with exactly ``names`` selected (PoseBone.select on 5.0, Bone.select on 4.x)."""
     set_mode(obj, "POSE")
-    select_bone = package().driver.chains.select_bone
+    select_bone = package().chain.chains.select_bone
     for bone in obj.pose.bones:
         select_bone(obj, bone.name, bone.name in names)
 
@@ -205,7 +205,7 @@ def test_add_with_only_the_shin_selected(scene):
         assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
     chain = obj.two_bone_ik.chains[0]
     assert (chain.upper_bone, chain.lower_bone) == ("thigh", "shin")
-    assert package().driver.chains.is_bone_selected(obj, "shin")
+    assert package().chain.chains.is_bone_selected(obj, "shin")
 
 
 def test_add_poll_in_object_mode_is_false_and_says_why(scene):
@@ -271,7 +271,7 @@ def test_add_refuses_a_chain_sharing_a_bone(scene, capfd, first, second):
     assert set(bpy.data.objects.keys()) == objects
     assert "two chains must not share a bone" in capfd.readouterr().out
     with pytest.raises(ValueError, match="already a bone of chain"):
-        package().driver.chains.add_chain(bpy.context, obj, second)
+        package().chain.chains.add_chain(bpy.context, obj, second)
     assert len(obj.two_bone_ik.chains) == 1
 
 
@@ -442,7 +442,7 @@ def test_remove_keeps_each_chains_animation(scene):
     obj = make_legs()
     first = add_chain(obj, make_empty("Target.L", (0.2, 1.5, 0.5)), None, "thigh.L", "shin.L")
     second = add_chain(obj, make_empty("Target.R", (-0.2, 1.5, 0.5)), None, "thigh.R", "shin.R")
-    settings = package().driver.settings
+    settings = package().chain.settings
     for chain, values in ((first, (0.1, 0.2)), (second, (0.7, 0.9))):
         owner, path = settings.path(chain, "twist")
         for frame, value in zip((1, 11), values, strict=True):
@@ -460,7 +460,7 @@ def test_remove_keeps_each_chains_animation(scene):
     (remaining,) = obj.two_bone_ik.chains
     paths = sorted(
         fcurve.data_path
-        for fcurves in package().driver.compat.animation_fcurves(obj)
+        for fcurves in package().chain.compat.animation_fcurves(obj)
         for fcurve in fcurves
         if "-root" in fcurve.data_path
     )
@@ -734,7 +734,7 @@ def test_select_a_pole_bone(scene):
     chain.pole_bone = "knee_pole"
     select_only(obj, {"shin"})
     assert run(bpy.ops.pose.two_bone_ik_select_pole, obj) == {"FINISHED"}
-    chains = package().driver.chains
+    chains = package().chain.chains
     assert obj.mode == "POSE"
     assert [bone.name for bone in obj.pose.bones if chains.is_bone_selected(obj, bone.name)] == ["knee_pole"]
     assert obj.data.bones.active.name == "knee_pole"

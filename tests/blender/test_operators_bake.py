@@ -80,7 +80,7 @@ def run_bake(obj, **properties):
 
 def rotation_curves(obj, bone: str) -> list:
     pose_bone = obj.pose.bones[bone]
-    path = pose_bone.path_from_id(package().driver.bake.rotation_channel(pose_bone.rotation_mode)[0])
+    path = pose_bone.path_from_id(package().animation.bake.rotation_channel(pose_bone.rotation_mode)[0])
     return sorted(
         (fcurve for fcurve in fcurves(obj) if fcurve.data_path == path), key=lambda f: f.array_index
     )
@@ -240,7 +240,7 @@ def test_bake_continuity(scene, rotation_mode):
 
 def test_rotation_values_keep_euler_and_quaternion_continuous(scene):
     """Fresh Euler angles jump a turn; baked Euler, quaternion and axis-angle values stay continuous."""
-    rotation_values = package().driver.bake.rotation_values
+    rotation_values = package().animation.bake.rotation_values
     matrices = [Matrix.Rotation(math.radians(170 + 5 * step), 4, "Z") for step in range(5)]
     fresh = [matrix.to_euler("XYZ").z for matrix in matrices]
     assert max(abs(b - a) for a, b in itertools.pairwise(fresh)) > 6.0
@@ -308,7 +308,7 @@ def test_cancelled_bake_changes_nothing(scene):
     chain = obj.two_bone_ik.chains[0]
     chain.enabled = False
     scene.frame_set(3)
-    job = package().driver.bake.BakeJob(bpy.context, obj, [chain.name], 1, 20)
+    job = package().animation.bake.BakeJob(bpy.context, obj, [chain.name], 1, 20)
     assert chain.enabled  # a re-bake solves the chain while it runs
     for _ in range(5):
         assert not job.step(bpy.context)
@@ -377,8 +377,8 @@ def test_bake_refuses_a_chain_that_cannot_solve(scene, how, status):
         run_bake(obj, frame_start=1, frame_end=5)
     assert fcurves(obj) == []  # no key (the armature's animation data holds the chain's drivers)
     assert chain.enabled and scene.frame_current == 3
-    with pytest.raises(package().driver.bake.BakeError, match=re.escape(status)):
-        package().driver.bake.BakeJob(bpy.context, obj, ["shin"], 1, 5)
+    with pytest.raises(package().animation.bake.BakeError, match=re.escape(status)):
+        package().animation.bake.BakeJob(bpy.context, obj, ["shin"], 1, 5)
 
 
 def test_bake_refuses_a_chain_that_stops_solving_on_a_frame(scene):
@@ -407,7 +407,7 @@ def test_bake_refuses_a_chain_that_stops_solving_on_a_frame(scene):
     assert [chain.enabled for chain in obj.two_bone_ik.chains] == [True, False]
     assert scene.frame_current == 1
 
-    bake = package().driver.bake
+    bake = package().animation.bake
     job = bake.BakeJob(bpy.context, obj, ["shin.R"], 1, 5)  # a re-bake of the disabled chain
     assert not job.step(bpy.context) and not job.step(bpy.context)
     with pytest.raises(bake.BakeError, match=re.escape("Chain 'shin.R' is not applied at frame 3")):
@@ -420,7 +420,7 @@ def test_bake_refuses_a_chain_that_stops_solving_on_a_frame(scene):
 def test_bake_refuses_frames_outside_blenders_range(scene):
     """Blender's frames end at ±1048574 (frame_set clamps beyond): a range past either end is refused
     with nothing keyed, and a range up to the last frame bakes that frame's own solve."""
-    bake = package().driver.bake
+    bake = package().animation.bake
     assert (bake.FRAME_MIN, bake.FRAME_MAX) == (-1048574, 1048574)
     obj = base_rig()
     target = bpy.data.objects["Target"]

@@ -460,7 +460,7 @@ def test_no_python_handler_of_ours_runs_on_updates_or_frame_changes(scene, monke
             continue
         ours = [f for f in found if getattr(f, "__module__", "").startswith(MODULE)]
         assert ours == [] or name == "load_post", name
-    readout = package().driver.readout
+    readout = package().chain.readout
     calls = []
     original = readout.read
     monkeypatch.setattr(readout, "read", lambda chain: (calls.append(chain.name), original(chain))[1])

@@ -11,7 +11,17 @@ import math
 
 import bpy
 import pytest
-from blender_rig import add_chain, assert_close, fcurves, make_armature, make_empty, world_head, world_tail
+from blender_rig import (
+    add_chain,
+    add_chain_with_operator,
+    assert_close,
+    fcurves,
+    make_armature,
+    make_empty,
+    make_leg,
+    world_head,
+    world_tail,
+)
 from mathutils import Euler, Matrix
 
 TOLERANCE = 1e-5
@@ -279,3 +289,22 @@ def test_snap_keys_rotations_continuous_with_the_previous_key(scene, monkeypatch
         for point in fcurve.keyframe_points
     ]
     assert len(z_keys) == 2 and abs(z_keys[1] - z_keys[0]) < math.pi
+
+
+def test_snap_refuses_a_flat_control_and_moves_nothing(scene):
+    """A pole scaled to (1, 1, 0) cannot be placed: Snap IK to FK reports it and cancels with
+    nothing moved (it used to raise "Matrix.invert(ed)" out of the operator with the target moved
+    0.47 m)."""
+    obj = make_leg()
+    chain = add_chain_with_operator(obj)
+    chain.pole.scale = (1.0, 1.0, 0.0)
+    obj.pose.bones["thigh"].rotation_mode = "XYZ"
+    obj.pose.bones["thigh"].rotation_euler = (0.3, 0.0, 0.0)
+    bpy.context.view_layer.update()
+    target_before = chain.target.matrix_world.copy()
+    pole_before = chain.pole.matrix_world.copy()
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        with pytest.raises(RuntimeError, match="cannot be placed"):
+            bpy.ops.pose.two_bone_ik_snap_ik_to_fk()
+    assert chain.target.matrix_world == target_before
+    assert chain.pole.matrix_world == pole_before

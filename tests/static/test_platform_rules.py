@@ -79,7 +79,7 @@ def dotted(node: ast.AST) -> str:
 def own_id_imports(name: str, tree: ast.Module) -> list[str]:
     """``import two_bone_ik``, ``from two_bone_ik... import`` and any ``__import__(...)``.
 
-    ruff bans the packages' own names (solver, driver, ...) and importlib.import_module, but not the
+    ruff bans the packages' own names (solver, chain, ...) and importlib.import_module, but not the
     id: it resolves relative imports against the checkout folder's name, so in a checkout named
     two_bone_ik a ban on the id would flag every relative import. ``__import__`` it cannot ban."""
     found = []
@@ -179,7 +179,7 @@ def writes_near_own_files(name: str, tree: ast.Module) -> list[str]:
 
 
 def string_constants(trees) -> dict[str, str]:
-    """Module-level ``NAME = "text"`` assignments of ``trees`` (shader names live in driver/compat.py)."""
+    """Module-level ``NAME = "text"`` assignments of ``trees`` (shader names live in chain/compat.py)."""
     return {
         target.id: node.value.value
         for tree in trees
@@ -232,7 +232,7 @@ def shader_problems(name: str, tree: ast.Module, constants: dict[str, str] | Non
 def test_the_extension_has_source_files():
     """The scan below sees the extension (a guard against scanning nothing)."""
     names = {path.relative_to(REPO).as_posix() for path in extension_files()}
-    assert {"__init__.py", "driver/__init__.py", "solver/__init__.py", "ui/overlay.py"} <= names
+    assert {"__init__.py", "chain/__init__.py", "solver/__init__.py", "ui/overlay.py"} <= names
 
 
 def test_the_extension_id_is_never_imported_absolutely():
@@ -277,7 +277,7 @@ def test_gpu_shaders_are_portable_and_built_in_draw_callbacks():
 # Each rule against a small source that breaks it, and one that keeps it.
 BROKEN = [
     pytest.param(own_id_imports, "import two_bone_ik.solver\n", id="import-id"),
-    pytest.param(own_id_imports, "from two_bone_ik.driver import compat\n", id="from-id-import"),
+    pytest.param(own_id_imports, "from two_bone_ik.chain import compat\n", id="from-id-import"),
     pytest.param(own_id_imports, "solver = __import__('solver')\n", id="dunder-import"),
     pytest.param(bl_info_assignments, "bl_info = {'name': 'Two-Bone IK'}\n", id="bl_info"),
     pytest.param(bl_info_assignments, "bl_info: dict = {}\n", id="bl_info-annotated"),

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from mathutils import Matrix, Vector
 
+from ..chain import pose
+from ..chain.bones import ChainError, chain_bones, end_bone
 from ..network import build as network
-from . import pose
-from .bones import ChainError, chain_bones, end_bone
 
 
 def _influence(pose_bone, name: str, influence: float | None) -> float:

@@ -26,7 +26,7 @@ the foot control keyed over 24 frames (one frame of playback), interleaved the s
 the ``ours`` network with one part taken out, next to the full network and native IK in the same
 run, to show where the cost is. The pose they give is wrong; only their cost is of interest.
 
-Writes bench/results/driver.json. Run: ``.venv/bin/python bench/driver.py [--repeats R]
+Writes bench/results/network.json. Run: ``.venv/bin/python bench/network.py [--repeats R]
 [--sizes ...] [--rigify-repeats R] [--no-experiments]`` (after ``bash tools/test.sh`` made the venv).
 """
 
@@ -545,7 +545,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--no-experiments", action="store_true", help="skip the exp: variants")
     parser.add_argument("--no-rigify", action="store_true")
-    parser.add_argument("--output", type=pathlib.Path, default=REPO / "bench" / "results" / "driver.json")
+    parser.add_argument("--output", type=pathlib.Path, default=REPO / "bench" / "results" / "network.json")
     args = parser.parse_args()
     began = time.perf_counter()
     enable_extension(REPO)

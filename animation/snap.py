@@ -7,11 +7,12 @@ import math
 
 from mathutils import Matrix, Vector
 
+from ..chain import pose, readout, settings
+from ..chain.bones import ChainError, chain_bones
+from ..chain.chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
+from ..chain.status import SOLVER_TOLERANCE
 from ..solver import solve_two_bone_ik
-from . import pose, readout, settings, visual
-from .bones import ChainError, chain_bones
-from .chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
-from .status import SOLVER_TOLERANCE
+from . import visual
 
 
 def controlled(chain, which: str):
@@ -37,25 +38,20 @@ def controlled(chain, which: str):
     return pose_bone
 
 
-def _invertible(matrix: Matrix) -> bool:
-    determinant = matrix.determinant()
-    return math.isfinite(determinant) and abs(determinant) >= 1e-12
-
-
 def check_sources(context, obj, chain) -> None:
     """Refuse to snap a chain whose target or pole cannot be moved onto its FK pose.
 
     The readouts' checks (:func:`readout.check_sources`) refuse a target or pole that is the
     chain's armature without a bone, a missing bone, or anything that moves with the chain's bones
-    (a cycle); moving any of those would move the rig or the chain itself. A source on an armature
-    with zero or invalid scale is refused too: a bone there cannot be placed.
+    (a cycle); moving any of those would move the rig or the chain itself. A source with a zero,
+    flat or invalid scale (or on an armature with one) is refused too: it cannot be placed.
 
     Raises
     ------
     ChainError
         With the chain's status: no target, or a target or pole that cannot be snapped.
     """
-    if not _invertible(obj.matrix_world):
+    if not pose.invertible(obj.matrix_world):
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
     readout.check_sources(chain)
     for which in ("target", "pole"):
@@ -63,9 +59,14 @@ def check_sources(context, obj, chain) -> None:
             continue
         moved = controlled(chain, which)
         source = getattr(chain, which)
-        if moved is not source and not _invertible(source.matrix_world):
+        if moved is not source and not pose.invertible(source.matrix_world):
             raise ChainError(
                 f"Armature '{source.name}' has zero or invalid scale: its {which} bone cannot be placed"
+            )
+        if moved is source and not pose.invertible(source.matrix_world):
+            raise ChainError(
+                f"The {which} '{source.name}' has a zero, flat or invalid scale: it cannot be placed; "
+                "give it a scale on every axis"
             )
 
 

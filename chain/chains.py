@@ -15,7 +15,7 @@ from ..network.edit import MechanismError, can_add_bones
 from . import compat, pose, readout
 from .bones import ChainError, chain_bones, end_bone, unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
-from .status import applied, solved  # noqa: F401  (re-exported for ui/ and driver/snap.py)
+from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
 
 # How far the pole empty sits from the joint, as a share of the chain's length.
 POLE_DISTANCE = 0.5

@@ -14,11 +14,12 @@ from __future__ import annotations
 import bpy
 from mathutils import Euler, Matrix, Quaternion
 
+from ..chain import compat, readout, settings
+from ..chain.bones import ChainError
+from ..chain.chains import chain_bone_slots, find_chain
+from ..chain.status import applied
 from ..network import build as network
-from . import compat, readout, settings, visual
-from .bones import ChainError
-from .chains import chain_bone_slots, find_chain
-from .status import applied
+from . import visual
 
 # Blender's frame range (MINAFRAME..MAXFRAME, -1048574..1048574): ``Scene.frame_set`` clamps to it,
 # so a frame outside would be keyed with the pose of the nearest end.

@@ -234,12 +234,6 @@ def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float
     return POLE_NEAR if distance < POLE_NEAR_LINE * length else CLEAN
 
 
-def _invertible(matrix) -> bool:
-    determinant = matrix.determinant()
-    axes = matrix.col[0].xyz.length * matrix.col[1].xyz.length * matrix.col[2].xyz.length
-    return math.isfinite(determinant) and axes > 0.0 and abs(determinant) > 1e-6 * axes
-
-
 def check_target_rotation(chain) -> None:
     """ChainError when the target's world rotation, which End Rotation Target copies onto the end
     bone, is not a rotation: a zero, flat or non-finite scale, or a non-finite rotation."""
@@ -248,7 +242,7 @@ def check_target_rotation(chain) -> None:
     bone_name = chain.target_bone if source.type == "ARMATURE" else ""
     if bone_name:
         matrix = matrix @ source.pose.bones[bone_name].matrix
-    if not _invertible(matrix.to_3x3()):
+    if not pose.invertible(matrix.to_3x3()):
         raise ChainError(
             f"The target '{source.name}' has a zero or non-finite rotation or scale: End Rotation "
             "Target has no rotation to copy"
@@ -263,7 +257,7 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     names = network.parts(chain.upper_bone, chain.lower_bone)
     root_bone = obj.pose.bones[names.root]
     world = obj.matrix_world
-    if not _invertible(world):
+    if not pose.invertible(world):
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
     to_armature = world.inverted()
     target = source_point(chain, "target")
