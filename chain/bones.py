@@ -17,7 +17,7 @@ def chain_bones(obj, chain):
             if not name:
                 raise ChainError(f"Set the chain's {label} bone")
             if bones.get(name) is None:
-                raise ChainError(f"Bone '{name}' not found in '{obj.data.name}'")
+                raise ChainError(f"Bone '{name}' not found in '{obj.name}'")
     if lower.parent is None or lower.parent.name != upper.name:
         raise ChainError(f"Bone '{lower.name}' is not a child of '{upper.name}'")
     return upper, lower

@@ -391,7 +391,7 @@ def check_bones(obj, chain) -> None:
     bones = obj.data.bones
     for name in (chain.upper_bone, chain.lower_bone):
         if not name or bones.get(name) is None:
-            raise ValueError(f"bone {name!r} not found in {obj.data.name!r}")
+            raise ValueError(f"bone {name!r} not found in {obj.name!r}")
     if bones[chain.lower_bone].parent != bones[chain.upper_bone]:
         raise ValueError(f"bone {chain.lower_bone!r} is not a child of {chain.upper_bone!r}")
     mine = set(parts(chain.upper_bone, chain.lower_bone))
