@@ -12,7 +12,7 @@ from mathutils import Matrix, Vector
 
 from ..network import build as network
 from ..network.edit import MechanismError, can_add_bones
-from . import compat, pose, readout
+from . import pose, readout
 from .bones import ChainError, chain_bones, end_bone, unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
@@ -322,40 +322,6 @@ def _network_chain(obj, chain):
     return chain
 
 
-def _remove_driven_constraints(obj, root: str) -> None:
-    """Remove every constraint whose influence driver reads the chain's Influence (root bone
-    ``root``), with its driver: found by the driver, it goes even from a chain bone that was
-    renamed, and a driver left on a deleted bone goes too."""
-    animation = obj.animation_data
-    if animation is None:
-        return
-    influence = network.setting_path_of(root, "influence")
-    for fcurve in list(animation.drivers):
-        if not fcurve.data_path.endswith(".influence") or ".constraints[" not in fcurve.data_path:
-            continue
-        paths = {target.data_path for variable in fcurve.driver.variables for target in variable.targets}
-        if influence not in paths:
-            continue
-        try:
-            pose_bone = obj.path_resolve(fcurve.data_path.rpartition(".constraints[")[0])
-            constraint = obj.path_resolve(fcurve.data_path.removesuffix(".influence"))
-        except ValueError:  # the bone is gone: only the driver is left
-            constraint = None
-        animation.drivers.remove(fcurve)
-        if constraint is not None:
-            pose_bone.constraints.remove(constraint)
-
-
-def _remove_setting_keys(obj, root: str) -> None:
-    """Delete the F-Curves of the chain's settings (keys and drivers on its root bone ``root``'s
-    custom properties), in the object's actions, NLA strips and drivers: the bone goes with the
-    chain."""
-    prefix = f'pose.bones["{bpy.utils.escape_identifier(root)}"]['
-    for fcurves in compat.animation_fcurves(obj):
-        for fcurve in [f for f in fcurves if f.data_path.startswith(prefix)]:
-            fcurves.remove(fcurve)
-
-
 def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
     """Remove chain ``index`` of ``obj`` and its network; the bones show the animator's pose (their
     channels were never written). Keys on the chain's settings (on its network's root bone) go
@@ -378,12 +344,7 @@ def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
         or not an empty).
     """
     chain = obj.two_bone_ik.chains[index]
-    named = _network_chain(obj, chain)
-    root = network.parts(named.upper_bone, named.lower_bone).root
-    if not network.sharing(obj, chain):  # else the network on these bones is the earlier chain's
-        _remove_driven_constraints(obj, root)
-        _remove_setting_keys(obj, root)
-    network.remove(obj, named)
+    network.remove(obj, _network_chain(obj, chain))
     chain = obj.two_bone_ik.chains[index]  # Edit Mode may have freed the Python reference
     kept, doomed = [], []
     if delete_empties:

@@ -138,7 +138,7 @@ def _driver_sources(obj, bone_name: str):
     """(object, bone) read by the drivers on the transform channels of ``obj`` (``bone_name`` '')
     or of its pose bone ``bone_name``."""
     animation = obj.animation_data
-    prefix = f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].' if bone_name else ""
+    prefix = f"{network.bone_path(bone_name)}." if bone_name else ""
     for fcurve in animation.drivers if animation is not None else ():
         owner, _, channel = fcurve.data_path.rpartition(".")
         if channel not in TRANSFORM_CHANNELS or (f"{owner}." if owner else "") != prefix:
@@ -361,7 +361,7 @@ def _stopped_driver(obj, chain) -> str:
     """The data path of a driver of the chain's network that Blender has stopped ('' when none):
     an expression that failed once (on a value that was not a number) gives 0 until rebuilt."""
     names = (*network.parts(chain.upper_bone, chain.lower_bone), chain.upper_bone, chain.lower_bone)
-    paths = tuple(f'pose.bones["{bpy.utils.escape_identifier(name)}"]' for name in names)
+    paths = tuple(network.bone_path(name) for name in names)
     animation = obj.animation_data
     for fcurve in animation.drivers if animation is not None else ():
         if fcurve.data_path.startswith(paths) and not fcurve.driver.is_valid:

@@ -41,17 +41,22 @@ def path(chain, name: str) -> tuple[object, str]:
     return (bone, f'["{name}"]') if bone is not None and name in bone else (chain, name)
 
 
-def value(chain, name: str) -> float:
-    bone = root_bone(chain)
+def _value(chain, bone, name: str) -> float:
     if bone is not None and name in bone:
         return float(bone[name])
     stored = _stored(chain).get(name)
     return float(stored) if stored is not None else DEFAULTS[name]
 
 
+def value(chain, name: str) -> float:
+    return _value(chain, root_bone(chain), name)
+
+
 def values(chain) -> dict[str, float]:
-    """Every setting of the chain by name."""
-    return {name: value(chain, name) for name in DEFAULTS}
+    """Every setting of the chain by name (the root bone found once: finding it walks the
+    chains)."""
+    bone = root_bone(chain)
+    return {name: _value(chain, bone, name) for name in DEFAULTS}
 
 
 def checked(chain) -> dict[str, float]:

@@ -103,7 +103,7 @@ def repoint_settings(obj) -> int:
             if chain is None:
                 continue
             root = network.parts(chain.upper_bone, chain.lower_bone).root
-            fcurve.data_path = network.setting_path_of(root, match.group(2))
+            fcurve.data_path = network.setting_path(root, match.group(2))
             count += 1
     return count
 

@@ -45,6 +45,7 @@ from typing import NamedTuple
 import bpy
 from mathutils import Matrix, Vector
 
+from ..chain.compat import animation_fcurves
 from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
 from .edit import MechanismError, can_add_bones, edit_bones
@@ -222,12 +223,14 @@ def _constraint(pose_bone, kind: str, name: str, target, subtarget: str = "", sp
 
 
 def _source(constraint, chain, which: str) -> None:
-    """Aim ``constraint`` at the chain's target or pole (a bone's Head/Tail point), or at nothing."""
+    """Aim ``constraint`` at the chain's target or pole (a bone's Head/Tail point), or at nothing.
+    The subtarget is cleared for an object: on a mesh it would name a vertex group."""
     source = getattr(chain, which)
     constraint.target = source
-    if source is not None and source.type == "ARMATURE":
-        constraint.subtarget = getattr(chain, f"{which}_bone")
-        constraint.head_tail = getattr(chain, f"{which}_head_tail")
+    bone = source is not None and source.type == "ARMATURE"
+    constraint.subtarget = getattr(chain, f"{which}_bone") if bone else ""
+    if hasattr(constraint, "head_tail"):  # Copy Location has it; Copy Rotation (End Rotation) not
+        constraint.head_tail = getattr(chain, f"{which}_head_tail") if bone else 0.0
 
 
 def _driver(owner, path: str, index: int, expression: str):
@@ -263,14 +266,14 @@ def _location(driver, name: str, obj, bone: str, axis: str) -> None:
     target.transform_type, target.transform_space = f"LOC_{axis}", "LOCAL_SPACE"
 
 
-def setting_path(names: Parts, setting: str) -> str:
-    """The data path (from the armature object) of one of the chain's :data:`SETTINGS`."""
-    return setting_path_of(names.root, setting)
+def bone_path(name: str) -> str:
+    """The data path (from the armature object) of pose bone ``name``."""
+    return f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
 
 
-def setting_path_of(root: str, setting: str) -> str:
-    """The data path of setting ``setting`` on root bone ``root``."""
-    return f'pose.bones["{bpy.utils.escape_identifier(root)}"]["{setting}"]'
+def setting_path(root: str, setting: str) -> str:
+    """The data path of one of the chain's :data:`SETTINGS` on its root bone ``root``."""
+    return f'{bone_path(root)}["{setting}"]'
 
 
 def _settings(obj, chain, names: Parts) -> None:
@@ -295,7 +298,7 @@ def _settings(obj, chain, names: Parts) -> None:
 def _influence(obj, constraint, names: Parts) -> None:
     driver = _driver(constraint, "influence", -1, "influence*enabled")
     for name in ("influence", "enabled"):
-        _property(driver, name, obj, setting_path(names, name))
+        _property(driver, name, obj, setting_path(names.root, name))
 
 
 def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
@@ -308,8 +311,7 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
     _settings(obj, chain, names)
     reach = shape.upper_length + shape.lower_length
 
-    target = bones[names.target]
-    _source(_constraint(target, "COPY_LOCATION", "Target", None), chain, "target")
+    _source(_constraint(bones[names.target], "COPY_LOCATION", "Target", None), chain, "target")
 
     aim = bones[names.aim]
     aim.rotation_mode = "QUATERNION"
@@ -326,19 +328,19 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
     # overrides: a slot the angle drivers read.
     distance = _driver(pole, "location", 0, expressions.soft_distance(shape.upper_length, shape.lower_length))
     _distance(distance, obj, names)
-    _property(distance, "k", obj, setting_path(names, "softness"))
+    _property(distance, "k", obj, setting_path(names.root, "softness"))
 
     roll = bones[names.roll]
     roll.rotation_mode = "XYZ"
     turn = _driver(roll, "rotation_euler", 1, expressions.roll(reach, SOLVER_TOLERANCE))
     for letter in "XYZ":
         _location(turn, letter.lower(), obj, names.pole, letter)
-    aim_path = f'pose.bones["{bpy.utils.escape_identifier(names.aim)}"]'
+    aim_path = bone_path(names.aim)
     for row in range(3):
         for column in range(3):
             # An RNA matrix path indexes column first: this is row ``row``, column ``column``.
             _property(turn, f"m{row}{column}", obj, f"{aim_path}.matrix[{column}][{row}]")
-    _property(turn, "t", obj, setting_path(names, "twist"))
+    _property(turn, "t", obj, setting_path(names.root, "twist"))
 
     a, b = shape.upper_length, shape.lower_length
     for name, expression, rest in (
@@ -351,7 +353,7 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
         axis = rest.to_3x3().transposed() @ Vector((1.0, 0.0, 0.0))
         solved.rotation_axis_angle = (0.0, axis.x, axis.y, axis.z)
         angle = _driver(solved, "rotation_axis_angle", 0, expression)
-        _property(angle, "d", obj, f'pose.bones["{bpy.utils.escape_identifier(names.pole)}"].location[0]')
+        _property(angle, "d", obj, f"{bone_path(names.pole)}.location[0]")
 
     # The upper bone copies in world space (its solved bone has another parent; for a uniformly
     # scaled parent frame that blends as a local blend would); the lower bone see lower_space.
@@ -498,14 +500,41 @@ def sync(obj, chain) -> None:
         _influence(obj, constraint, names)
 
 
+def _remove_driven_constraints(obj, root: str) -> None:
+    """Remove every constraint whose influence driver reads the Influence on root bone ``root``,
+    with its driver: found by the driver, it goes even from a chain bone that was renamed, and a
+    driver left on a deleted bone goes too."""
+    animation = obj.animation_data
+    if animation is None:
+        return
+    influence = setting_path(root, "influence")
+    for fcurve in list(animation.drivers):
+        if not fcurve.data_path.endswith(".influence") or ".constraints[" not in fcurve.data_path:
+            continue
+        paths = {target.data_path for variable in fcurve.driver.variables for target in variable.targets}
+        if influence not in paths:
+            continue
+        try:
+            pose_bone = obj.path_resolve(fcurve.data_path.rpartition(".constraints[")[0])
+            constraint = obj.path_resolve(fcurve.data_path.removesuffix(".influence"))
+        except ValueError:  # the bone is gone: only the driver is left
+            constraint = None
+        animation.drivers.remove(fcurve)
+        if constraint is not None:
+            pose_bone.constraints.remove(constraint)
+
+
 def remove(obj, chain) -> None:
-    """Remove the chain's network: its constraints on the chain bones and the end bone, their
-    drivers, and its bones (where the armature can be edited and no other object shares it, since
-    objects sharing one armature share its bones). The chain bones then show their own channels:
-    the animator's pose, never written."""
+    """Remove the chain's network: its constraints on the chain bones and the end bone with their
+    drivers (found by the drivers too, so a renamed chain bone loses them), every F-Curve on its
+    bones (the settings' keys and drivers, in actions, NLA strips and drivers), and its bones
+    (where the armature can be edited and no other object shares it, since objects sharing one
+    armature share its bones). The chain bones then show their own channels: the animator's pose,
+    never written. Does nothing for a chain on an earlier chain's bones (:func:`sharing`)."""
     if sharing(obj, chain):
         return  # the network on these bones is the earlier chain's
     names = parts(chain.upper_bone, chain.lower_bone)
+    _remove_driven_constraints(obj, names.root)
     bones = obj.pose.bones
     for bone_name in (chain.upper_bone, chain.lower_bone):
         if bones.get(bone_name) is not None:
@@ -513,11 +542,10 @@ def remove(obj, chain) -> None:
     lower = obj.data.bones.get(chain.lower_bone)
     for child in lower.children if lower is not None else ():
         _remove_constraint(bones[child.name], END_CONSTRAINT)
-    animation = obj.animation_data
-    if animation is not None:
-        prefixes = tuple(f'pose.bones["{bpy.utils.escape_identifier(name)}"]' for name in names)
-        for fcurve in [f for f in animation.drivers if f.data_path.startswith(prefixes)]:
-            animation.drivers.remove(fcurve)
+    prefixes = tuple(bone_path(name) for name in names)
+    for fcurves in animation_fcurves(obj):
+        for fcurve in [f for f in fcurves if f.data_path.startswith(prefixes)]:
+            fcurves.remove(fcurve)
     present = [name for name in names if obj.data.bones.get(name) is not None]
     shared = any(other.data == obj.data and other != obj for other in bpy.data.objects)
     if present and not shared and not can_add_bones(obj):

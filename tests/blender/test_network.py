@@ -238,12 +238,16 @@ def save_shot(path) -> None:
     bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
 
 
+# The user's bones of leg(), in the order the recorded points list their heads and tails.
+LEG_BONES = ("hips", "thigh", "shin", "foot")
+
+
 def bone_points(obj, depsgraph) -> list:
     """World heads and tails of the user's bones as ``depsgraph`` evaluated them."""
     ev = obj.evaluated_get(depsgraph)
     return [
         tuple(ev.matrix_world @ point)
-        for name in ("hips", "thigh", "shin", "foot")
+        for name in LEG_BONES
         for point in (ev.pose.bones[name].head, ev.pose.bones[name].tail)
     ]
 
@@ -281,11 +285,11 @@ RENDER = """
 bpy.ops.wm.open_mainfile(filepath={path!r})
 scene = bpy.context.scene
 seen = {{}}
-def record(scene, depsgraph):
+def record(scene, depsgraph):  # the render's own depsgraph; the last evaluation of a frame counts
     obj = bpy.data.objects["Leg"].evaluated_get(depsgraph)
     seen[scene.frame_current] = [
         tuple(obj.matrix_world @ point)
-        for name in ("hips", "thigh", "shin", "foot")
+        for name in {bones!r}
         for point in (obj.pose.bones[name].head, obj.pose.bones[name].tail)
     ]
 bpy.app.handlers.frame_change_post.append(record)
@@ -297,6 +301,17 @@ print("RESULT " + json.dumps(seen))
 """
 
 
+def rendered_points(path, out, bones, enable: bool = True) -> dict:
+    """{frame: world heads and tails of ``bones``} of armature "Leg" as ``render(animation=True)``
+    of frames 11-14 of the file ``path`` evaluated them, in a fresh process (with ``enable``
+    False: one that never had the extension); frames written to ``out``."""
+    process = run_blender(RENDER.format(path=str(path), out=str(out), bones=tuple(bones)), enable=enable)
+    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
+    assert exited_cleanly(process.returncode) and lines, process.stdout + process.stderr
+    rendered = json.loads(lines[-1][len("RESULT ") :])
+    return {int(frame): points for frame, points in rendered.items() if 11 <= int(frame) <= 14}
+
+
 @pytest.mark.parametrize("enable", [False, True], ids=["never-enabled", "enabled"])
 def test_animation_render_in_a_fresh_process(scene, tmp_path, enable):
     """``render(animation=True)`` of frames 11-14 in a fresh process (a farm chunk starting
@@ -305,14 +320,10 @@ def test_animation_render_in_a_fresh_process(scene, tmp_path, enable):
     path = tmp_path / "shot.blend"
     save_shot(path)
     wanted = played(path)
-    process = run_blender(RENDER.format(path=str(path), out=str(tmp_path / "frame_")), enable=enable)
-    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
-    assert exited_cleanly(process.returncode) and lines, process.stdout + process.stderr
-    rendered = json.loads(lines[-1][len("RESULT ") :])
-    rendered = {int(frame): points for frame, points in rendered.items() if 11 <= int(frame) <= 14}
+    rendered = rendered_points(path, tmp_path / "frame_", LEG_BONES, enable)
     assert sorted(rendered) == [11, 12, 13, 14]  # (the render also restores the saved frame)
     for frame, points in rendered.items():
-        assert_points(points, wanted[int(frame)], TOLERANCE)
+        assert_points(points, wanted[frame], TOLERANCE)
     assert (tmp_path / "frame_0011.png").is_file()
 
 
@@ -490,22 +501,6 @@ def save_turned_leg_shot(path) -> None:
     bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
 
 
-SHIN_HEAD_RENDER = """
-bpy.ops.wm.open_mainfile(filepath={path!r})
-scene = bpy.context.scene
-seen = {{}}
-def record(scene, depsgraph):  # the render's own depsgraph; the last evaluation of a frame counts
-    obj = bpy.data.objects["Leg"].evaluated_get(depsgraph)
-    seen[scene.frame_current] = tuple(obj.matrix_world @ obj.pose.bones["shin"].head)
-bpy.app.handlers.frame_change_post.append(record)
-scene.frame_start, scene.frame_end = 11, 14
-scene.render.filepath = {out!r}
-assert bpy.ops.render.render(animation=True) == {{"FINISHED"}}
-bpy.app.handlers.frame_change_post.remove(record)  # a handler left behind crashes bpy 4.2 at exit
-print("RESULT " + json.dumps(seen))
-"""
-
-
 def test_a_farm_chunk_starting_mid_shot_renders_the_played_knee(scene, tmp_path):
     """Frames 11-14 rendered with render(animation=True) in a fresh process of a file saved on frame
     1 (a farm chunk): the shin head the render evaluated equals sequential playback to 1e-5 m on
@@ -517,12 +512,9 @@ def test_a_farm_chunk_starting_mid_shot_renders_the_played_knee(scene, tmp_path)
     for frame in range(1, 21):
         bpy.context.scene.frame_set(frame)
         played[frame] = world_head(bpy.data.objects["Leg"], "shin")
-    process = run_blender(SHIN_HEAD_RENDER.format(path=str(path), out=str(tmp_path / "f_")))
-    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
-    assert exited_cleanly(process.returncode) and lines, process.stdout + process.stderr
-    rendered = {int(frame): head for frame, head in json.loads(lines[-1][7:]).items()}
+    rendered = rendered_points(path, tmp_path / "f_", ("shin",))
     for frame in range(11, 15):
-        assert (Vector(rendered[frame]) - played[frame]).length <= 1e-5, frame
+        assert (Vector(rendered[frame][0]) - played[frame]).length <= 1e-5, frame  # the shin head
 
 
 def test_motion_paths_of_the_end_bone_follow_the_target(scene):
