@@ -199,12 +199,14 @@ def constrained_bones(obj, chain) -> list[str]:
     return names
 
 
-def add_chain(context, obj, lower_name: str, parent_controls: bool = True):
+def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack_position: str = "LAST"):
     """Add a chain on ``lower_name`` and its parent, with a target at the lower tail and a pole on
     the bend side of the joint, so the first solve reproduces the current pose. The target takes
     the world rotation of the end bone (the lower bone's first child, else the lower bone), so End
     Rotation Target moves nothing either. With ``parent_controls``, target and pole are parented to
     the armature object, keeping their world transform (as Ctrl+P does): they move with the rig.
+    ``stack_position`` ("LAST" or "FIRST") places the chain's constraints among the bones' others
+    (the chain property of that name).
 
     Returns the new chain, with its network built (network/build.py). Raises ValueError (naming the
     bone) when the bone cannot carry a chain: it is missing, has no parent, or it or its parent is
@@ -254,6 +256,7 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True):
     chain.name = unique_name({other.name for other in chains if other != chain}, lower_name)
     chain.upper_bone, chain.lower_bone = upper_name, lower_name
     chain.target, chain.pole = target, pole
+    chain.stack_position = stack_position
     obj.two_bone_ik.active_chain_index = len(chains) - 1
     chain_bones(obj, chain)  # validates the pair
     try:

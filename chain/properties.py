@@ -144,6 +144,29 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         update=_sync,
         override=OVERRIDABLE,
     )
+    stack_position: EnumProperty(
+        name="Constraint Position",
+        description="Where the chain's constraints go in the stacks of bones that carry other constraints",
+        items=(
+            (
+                "LAST",
+                "Last",
+                "After the bones' other constraints, as a constraint added in Blender goes: the chain's "
+                "pose comes out, and the others have no effect while the chain is on",
+                0,
+            ),
+            (
+                "FIRST",
+                "First",
+                "Before the bones' other constraints: they act on the chain's pose, and the end may "
+                "miss the target (the status says by how much)",
+                1,
+            ),
+        ),
+        default="LAST",
+        update=_sync,
+        override=OVERRIDABLE,
+    )
     end_bone: StringProperty(
         name="End Bone",
         description="Child of the lower bone that End Rotation applies to (empty: its first child)",

@@ -376,10 +376,15 @@ def _cause(obj, chain, upper, lower, scale) -> str:
         return f"Blender stopped its network's driver {stopped}: run Pose > Two-Bone IK > Update Mechanism"
     bones = obj.pose.bones
     for name in (upper.name, lower.name):
-        if any(
-            c.enabled and c.influence > 0.0 and c.name != network.CONSTRAINT for c in bones[name].constraints
-        ):
-            return f"other constraints on '{name}' move it"
+        constraints = list(bones[name].constraints)
+        ours = bones[name].constraints.find(network.CONSTRAINT)
+        if any(c.enabled and c.influence > 0.0 for c in constraints[ours + 1 :]):
+            remedy = (
+                "run Pose > Two-Bone IK > Update Mechanism to put the chain's last"
+                if chain.stack_position == "LAST"
+                else "set the chain's Constraint Position to Last"
+            )
+            return f"other constraints on '{name}' move it: {remedy}"
     if any(abs(value - 1.0) > 1e-6 for name in (upper.name, lower.name) for value in bones[name].scale):
         return "the chain bones' own scale is not used by the network: set it on a parent"
     if max(scale) > (1.0 + 1e-6) * min(scale):

@@ -131,6 +131,8 @@ def upgrade(obj) -> list[str]:
             restore_fk(obj, chain)
     old = [chain for chain in obj.two_bone_ik.chains if needs_network(obj, chain)]
     names = [chain.name for chain in old]
+    for chain in old:
+        chain.stack_position = "FIRST"  # where those versions put the chain's constraints
     if old:
         network.build(obj, old)
         repoint_settings(obj)

@@ -25,13 +25,13 @@ bone                  parent                      what it does
 ``MCH-IK-L``          ``MCH-IK-U``                the solved lower bone: the knee angle
 ====================  ==========================  ==============================================
 
-The chain bones get a Copy Transforms of ``MCH-IK-U`` and ``MCH-IK-L`` at the top of their stacks
-(influence ``influence * enabled``), and with End Rotation Target the end bone a Copy Rotation of
-the target. Every driver is a simple expression (:mod:`solver.expressions`): no Python, no Auto
-Run, and nothing of the extension is needed to evaluate it. Distances are measured in the root
-bone's frame and the rest lengths are baked into the expressions, so a uniform scale of the
-chain's parents scales the whole chain; the chain bones' own location and scale channels are not
-read (the chain's readouts measure what that misses).
+The chain bones get a Copy Transforms of ``MCH-IK-U`` and ``MCH-IK-L`` (influence ``influence *
+enabled``), and with End Rotation Target the end bone a Copy Rotation of the target, last in their
+stacks or first (``chain.stack_position``, :func:`place`). Every driver is a simple expression
+(:mod:`solver.expressions`): no Python, no Auto Run, and nothing of the extension is needed to
+evaluate it. Distances are measured in the root bone's frame and the rest lengths are baked into the
+expressions, so a uniform scale of the chain's parents scales the whole chain; the chain bones' own
+location and scale channels are not read (the chain's readouts measure what that misses).
 
 Bones can only be added in Edit Mode: :func:`build` is run by the operators, never per update.
 """
@@ -361,12 +361,29 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
         (chain.upper_bone, names.upper, "WORLD"),
         (chain.lower_bone, names.lower, lower_space(obj.data.bones[chain.lower_bone])),
     ):
-        constraints = bones[bone_name].constraints
         _remove_constraint(bones[bone_name], CONSTRAINT)
         copy = _constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
-        constraints.move(len(constraints) - 1, 0)
         _influence(obj, copy, names)
     sync(obj, chain)
+
+
+def place(obj, chain) -> None:
+    """Put the chain's constraints (Copy Transforms on its bones, End Rotation on the end bone)
+    first or last in their bones' stacks, as ``chain.stack_position`` says: last, the chain's pose
+    comes out whatever the other constraints do; first, they act on it."""
+    end = end_bone_name(obj, chain) if chain.end_rotation == "TARGET" else ""
+    for bone_name, name in (
+        (chain.upper_bone, CONSTRAINT),
+        (chain.lower_bone, CONSTRAINT),
+        (end, END_CONSTRAINT),
+    ):
+        pose_bone = obj.pose.bones.get(bone_name) if bone_name else None
+        index = pose_bone.constraints.find(name) if pose_bone is not None else -1
+        if index < 0:
+            continue
+        wanted = 0 if chain.stack_position == "FIRST" else len(pose_bone.constraints) - 1
+        if index != wanted:
+            pose_bone.constraints.move(index, wanted)
 
 
 # Blender keeps 63 bytes of a bone's name.
@@ -420,8 +437,8 @@ def build(obj, chains) -> list[Parts]:
 
     A chain on a bone of an earlier chain (:func:`sharing`) is left out: its status says so.
     A chain has the settings of ``obj.two_bone_ik.chains`` items: ``upper_bone``, ``lower_bone``,
-    ``target``, ``target_bone``, ``target_head_tail``, ``pole``, ``pole_bone``,
-    ``pole_head_tail``, ``end_rotation``, ``end_bone``, and the initial ``influence``, ``enabled``,
+    ``target``, ``target_bone``, ``target_head_tail``, ``pole``, ``pole_bone``, ``pole_head_tail``,
+    ``end_rotation``, ``end_bone``, ``stack_position``, and the initial ``influence``, ``enabled``,
     ``twist`` (radians) and ``softness`` (0 to 1), copied into the root bone's custom properties
     (:data:`SETTINGS`), which the drivers read from then on.
 
@@ -498,6 +515,7 @@ def sync(obj, chain) -> None:
         _source(constraint, chain, "target")
         constraint.mix_mode = "REPLACE"
         _influence(obj, constraint, names)
+    place(obj, chain)
 
 
 def _remove_driven_constraints(obj, root: str) -> None:

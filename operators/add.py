@@ -2,7 +2,7 @@
 """Add Two-Bone IK Chain: one chain per selected lower bone, optionally on the mirrored bones too."""
 
 import bpy
-from bpy.props import BoolProperty
+from bpy.props import BoolProperty, EnumProperty
 
 from ..chain.chains import (
     add_chain,
@@ -39,6 +39,15 @@ target and pole empties placed so the pose does not move"""
         name="Parent to Rig",
         description="Parent the new target and pole to the armature object, so they move with the character",
         default=True,
+    )
+    stack_position: EnumProperty(
+        name="Constraint Position",
+        description="Where the chain's constraints go on bones that carry other constraints",
+        items=(
+            ("LAST", "Last", "After the bones' other constraints: the chain's pose comes out", 0),
+            ("FIRST", "First", "Before the bones' other constraints: they act on the chain's pose", 1),
+        ),
+        default="LAST",
     )
 
     @classmethod
@@ -77,7 +86,7 @@ target and pole empties placed so the pose does not move"""
                 overlapping.append(f"{name} ('{bone}' is a bone of chain '{other}')")
                 continue
             try:
-                chain = add_chain(context, obj, name, self.parent_controls)
+                chain = add_chain(context, obj, name, self.parent_controls, self.stack_position)
             except ValueError as error:
                 self.report({"ERROR"}, str(error))
                 continue
@@ -90,11 +99,17 @@ target and pole empties placed so the pose does not move"""
                 {"WARNING"},
                 f"No chain added on {', '.join(overlapping)}: two chains must not share a bone",
             )
-        if constrained:
+        if constrained and self.stack_position == "LAST":
+            self.report(
+                {"INFO"},
+                f"Bones {', '.join(constrained)} carry other constraints: the chain's go after them, "
+                "so they have no effect while the chain is on (Constraint Position: First keeps them)",
+            )
+        elif constrained:
             self.report(
                 {"WARNING"},
-                f"Bones {', '.join(constrained)} carry other constraints: "
-                "the chain's tip may miss where it solves",
+                f"Bones {', '.join(constrained)} carry other constraints, which act after the chain's: "
+                "its end may miss the target (Constraint Position: Last puts it there)",
             )
         if not added:
             return {"CANCELLED"}

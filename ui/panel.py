@@ -6,7 +6,7 @@ import textwrap
 import bpy
 
 from ..chain import settings as chain_settings
-from ..chain.chains import find_chain, owning_armature
+from ..chain.chains import constrained_bones, find_chain, owning_armature
 from ..chain.compat import UI_LIST_TYPE
 from .status import chain_state, status_line
 
@@ -57,6 +57,8 @@ def _draw_chain(layout, context, obj, chain) -> None:
     column.prop(chain, "end_rotation", expand=True)
     if chain.end_rotation == "TARGET":
         column.prop_search(chain, "end_bone", obj.data, "bones")
+    if chain.stack_position != "LAST" or constrained_bones(obj, chain):  # only where it changes a pose
+        column.prop(chain, "stack_position")
     # The animatable settings as their network bone's custom properties: keyed there (I over the
     # field), they play in a Blender without the extension.
     for name, text, slider in (

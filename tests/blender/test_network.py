@@ -67,6 +67,7 @@ def spec(target, pole, **settings) -> SimpleNamespace:
         "softness": 0.0,
         "end_rotation": "FK",
         "end_bone": "",
+        "stack_position": "LAST",
     }
     values.update(settings)
     return SimpleNamespace(**values)

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Each chain owns its network (docs/design.md, "The native network"): bones copied by a rigger's
+edit (Symmetrize, Duplicate) carry constraints that copy the first chain's network bones, and a
+chain added on the copies re-points them to a network of its own. Both legs then solve on their own,
+to 1e-5 m, with their own parts."""
+
+from __future__ import annotations
+
+import bpy
+import pytest
+from blender_rig import (
+    add_chain_with_operator,
+    expected_world,
+    make_armature,
+    set_mode,
+    world_tail,
+)
+from mathutils import Vector
+
+TOLERANCE = 1e-5  # m, legs about 2 m long
+
+
+def _leg():
+    """Armature "Legs": a hips bone parenting thigh.L/shin.L, bent a little so the rest bend plane
+    is defined, with a chain added by the operator."""
+    obj = make_armature(
+        "Legs",
+        [
+            ("hips", (0, -0.5, 0), (0, 0, 0), None, False),
+            ("thigh.L", (0.2, 0, 0), (0.2, 1, 0.05), "hips", False),
+            ("shin.L", (0.2, 1, 0.05), (0.2, 2, 0), "thigh.L", True),
+        ],
+    )
+    add_chain_with_operator(obj, "shin.L")
+    return obj
+
+
+def _copy_in_edit_mode(obj, how: str) -> tuple[str, str]:
+    """Copy thigh.L and shin.L as a rigger would (``how``: "symmetrize" or "duplicate"); returns
+    the copies' names (upper, lower)."""
+    set_mode(obj, "EDIT")
+    for bone in obj.data.edit_bones:
+        bone.select = bone.select_head = bone.select_tail = bone.name in ("thigh.L", "shin.L")
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        if how == "symmetrize":
+            assert bpy.ops.armature.symmetrize() == {"FINISHED"}
+            names = ("thigh.R", "shin.R")
+        else:
+            assert bpy.ops.armature.duplicate() == {"FINISHED"}
+            names = ("thigh.L.001", "shin.L.001")
+            for name in names:
+                bone = obj.data.edit_bones[name]
+                bone.head.x -= 0.4
+                bone.tail.x -= 0.4
+    set_mode(obj, "POSE")
+    return names
+
+
+@pytest.mark.parametrize("how", ["symmetrize", "duplicate"])
+def test_a_chain_added_on_copied_bones_gets_its_own_network(scene, how):
+    obj = _leg()
+    upper, lower = _copy_in_edit_mode(obj, how)
+    # The copies carry the first chain's constraints, pointing at its network bones.
+    assert obj.pose.bones[upper].constraints["Two-Bone IK"].subtarget == "MCH-IK-thigh.L"
+    add_chain_with_operator(obj, lower)
+
+    chains = obj.two_bone_ik.chains
+    legs = (("thigh.L", "shin.L"), (upper, lower))
+    for chain, (chain_upper, chain_lower) in zip(chains, legs, strict=True):
+        for bone in (chain_upper, chain_lower):
+            subtarget = obj.pose.bones[bone].constraints["Two-Bone IK"].subtarget
+            assert subtarget == f"MCH-IK-{bone}", (chain.name, bone, subtarget)
+    chains[0].target.location += Vector((0.1, -0.3, 0.2))
+    chains[1].target.location += Vector((-0.1, -0.5, 0.1))
+    bpy.context.view_layer.update()
+    for chain, (chain_upper, chain_lower) in zip(chains, legs, strict=True):
+        joint, end, _ = expected_world(
+            obj,
+            chain.target.matrix_world.translation,
+            chain.pole.matrix_world.translation,
+            chain_upper,
+            chain_lower,
+        )
+        assert (world_tail(obj, chain_upper) - joint).length < TOLERANCE, chain.name
+        assert (world_tail(obj, chain_lower) - end).length < TOLERANCE, chain.name
+        assert chain.state == "OK", chain.status
