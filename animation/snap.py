@@ -11,6 +11,8 @@ from ..chain import pose, readout, settings
 from ..chain.bones import ChainError, chain_bones
 from ..chain.chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
 from ..chain.status import SOLVER_TOLERANCE
+from ..network import build as network
+from ..network import rolls
 from ..solver import solve_two_bone_ik
 from . import visual
 
@@ -296,8 +298,9 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     """Move the chain's target to the FK tip and its pole into the FK bend plane.
 
     After this, solving the chain reproduces its FK pose (the bones' channels), so turning the
-    chain on or its influence up changes nothing. With End Rotation set to Target, the target also
-    turns to the end bone's FK rotation.
+    chain on or its influence up changes nothing: the joints through target and pole, the bones'
+    orientations about their own axes through the chain's rolls (network/rolls.py). With End
+    Rotation set to Target, the target also turns to the end bone's FK rotation.
 
     Target and pole land where Blender evaluates them, through their parents and constraints (a
     Child Of to a prop, an Armature constraint). Nothing moves when the chain cannot be snapped
@@ -338,6 +341,8 @@ def snap_ik_to_fk(context, obj, chain) -> None:
             _set_channels(target, target_before)
             context.view_layer.update()
             raise
+    # The solve now has the FK joints; the rolls give the bones their FK orientations too.
+    rolls.match(context, obj, network.parts(upper_bone.name, lower_bone.name), *matrices)
 
 
 def snap_fk_to_ik(context, obj, chain) -> None:

@@ -11,6 +11,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 from ..network import build as network
+from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones
 from . import pose, readout
 from .bones import ChainError, chain_bones, end_bone, unique_name
@@ -227,6 +228,7 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack
     if reason:
         raise MechanismError(reason)
     context.view_layer.update()  # the pose matrices must be current before they are read
+    fk = (obj.pose.bones[upper_name].matrix.copy(), obj.pose.bones[lower_name].matrix.copy())
     root, joint, end, side = current_pole_side(obj, upper_name, lower_name)
     length = (joint - root).length + (end - joint).length
 
@@ -268,6 +270,8 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack
         for empty in (target, pole):
             bpy.data.objects.remove(empty, do_unlink=True)
         raise
+    # The bones keep their orientations too, a knee bent off the rest bend plane included.
+    rolls.match(context, obj, network.parts(upper_name, lower_name), *fk)
     return obj.two_bone_ik.chains[-1]  # Edit Mode may have freed the reference
 
 

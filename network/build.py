@@ -20,9 +20,15 @@ bone                  parent                      what it does
                                                   chain's bend side
 ``MCH-IK-L-roll``     aim                         turned about forward onto the pole's side, the
                                                   fallback axis on the line (D3), plus twist (D9)
-``MCH-IK-U``          roll                        the solved upper bone: its hinge angle from
-                                                  the law of cosines, after softness and clamp
-``MCH-IK-L``          ``MCH-IK-U``                the solved lower bone: the knee angle
+``MCH-IK-L-end``      aim                         along forward at the eased distance (its
+                                                  location, driven): where the end goes
+``MCH-IK-L-hinge``    roll                        turned about the bend normal by the upper
+                                                  angle (law of cosines, after softness, clamped)
+``MCH-IK-U``          ``MCH-IK-L-hinge``          the solved upper bone; its own rotation is
+                                                  the chain's upper roll (network/rolls.py)
+``MCH-IK-L``          ``MCH-IK-U``                the solved lower bone: a Damped Track onto
+                                                  the end probe; its own rotation holds the
+                                                  track's start and the lower roll
 ====================  ==========================  ==============================================
 
 The chain bones get a Copy Transforms of ``MCH-IK-U`` and ``MCH-IK-L`` (influence ``influence *
@@ -48,6 +54,7 @@ from mathutils import Matrix, Vector
 from ..chain.compat import animation_fcurves
 from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
+from . import rolls
 from .edit import MechanismError, can_add_bones, edit_bones
 
 PREFIX = "MCH-IK-"
@@ -79,6 +86,8 @@ class Parts(NamedTuple):
     pole: str
     hint: str
     roll: str
+    end: str
+    hinge: str
     upper: str
     lower: str
 
@@ -93,6 +102,8 @@ def parts(upper_bone: str, lower_bone: str) -> Parts:
         pole=f"{base}pole",
         hint=f"{base}hint",
         roll=f"{base}roll",
+        end=f"{base}end",
+        hinge=f"{base}hinge",
         upper=f"{PREFIX}{upper_bone}",
         lower=f"{PREFIX}{lower_bone}",
     )
@@ -110,8 +121,6 @@ class RestShape(NamedTuple):
     lower_rest:               the solved lower bone's, at the chain's rest offset from the solved
                               upper bone (as the lower bone is from the upper one), so that its
                               local transform is the lower bone's own and blends in local space.
-    lower_turn:               the rest angle from the upper segment to the lower one about the
-                              aim frame's +X (0 straight, negative bent).
     """
 
     head: Vector
@@ -120,7 +129,6 @@ class RestShape(NamedTuple):
     side: Vector
     upper_rest: Matrix
     lower_rest: Matrix
-    lower_turn: float
 
 
 def rest_shape(upper, lower) -> RestShape:
@@ -142,7 +150,6 @@ def rest_shape(upper, lower) -> RestShape:
     # Armature axes -> the aim frame at rest: the upper segment onto +Y, the bend normal onto -X.
     to_aim = HINGE @ Matrix((normal, upper_direction, normal.cross(upper_direction)))
     upper_rest = Matrix.Translation(head) @ (to_aim @ upper_matrix).to_4x4()
-    lower_in_aim = to_aim @ lower_direction
     return RestShape(
         head,
         a,
@@ -150,7 +157,6 @@ def rest_shape(upper, lower) -> RestShape:
         forward.cross(normal).normalized(),
         upper_rest,
         upper_rest @ upper.matrix.inverted() @ lower.matrix,
-        math.atan2(lower_in_aim.z, lower_in_aim.y),
     )
 
 
@@ -199,7 +205,10 @@ def _edit_chain(bones, collection, chain, names: Parts) -> RestShape:
     hint = Matrix.Translation(shape.head + shape.side * (shape.upper_length + shape.lower_length))
     _new_bone(bones, collection, names.hint, hint, size, root)
     roll = _new_bone(bones, collection, names.roll, at_root, size, aim)
-    solved_upper = _new_bone(bones, collection, names.upper, shape.upper_rest, upper.length, roll)
+    _new_bone(bones, collection, names.end, at_root, size, aim)
+    # Aim-frame axes at rest: the bend normal is its X, which its Euler X turns about.
+    hinge = _new_bone(bones, collection, names.hinge, at_root, size, roll)
+    solved_upper = _new_bone(bones, collection, names.upper, shape.upper_rest, upper.length, hinge)
     _new_bone(bones, collection, names.lower, shape.lower_rest, lower.length, solved_upper)
     return shape
 
@@ -301,8 +310,9 @@ def _influence(obj, constraint, names: Parts) -> None:
         _property(driver, name, obj, setting_path(names.root, name))
 
 
-def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
-    """Pose Mode part of :func:`build`: constraints, drivers and settings on the new bones."""
+def _pose(obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float]) -> None:
+    """Pose Mode part of :func:`build`: constraints, drivers and settings on the new bones, and the
+    chain's rolls ``kept`` (upper, lower: :func:`.rolls.set_rolls`)."""
     bones = obj.pose.bones
     for name in names:
         # A rebuilt bone keeps the pose channels of the one it replaces (Blender keeps them by
@@ -324,9 +334,10 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
     # Python to notice it.
     _constraint(pole, "COPY_LOCATION", "Hint", obj, names.hint)
     _source(_constraint(pole, "COPY_LOCATION", "Pole", None), chain, "pole")
-    # The eased distance lives in the pole probe's location channel, which its Copy Location
-    # overrides: a slot the angle drivers read.
-    distance = _driver(pole, "location", 0, expressions.soft_distance(shape.upper_length, shape.lower_length))
+    # The eased distance places the end probe along forward: the upper angle reads it, the solved
+    # lower bone aims at it.
+    end = bones[names.end]
+    distance = _driver(end, "location", 1, expressions.soft_distance(shape.upper_length, shape.lower_length))
     _distance(distance, obj, names)
     _property(distance, "k", obj, setting_path(names.root, "softness"))
 
@@ -342,18 +353,22 @@ def _pose(obj, chain, names: Parts, shape: RestShape) -> None:
             _property(turn, f"m{row}{column}", obj, f"{aim_path}.matrix[{column}][{row}]")
     _property(turn, "t", obj, setting_path(names.root, "twist"))
 
-    a, b = shape.upper_length, shape.lower_length
-    for name, expression, rest in (
-        (names.upper, expressions.upper_angle(a, b, SOLVER_TOLERANCE), shape.upper_rest),
-        (names.lower, expressions.lower_angle(a, b, shape.lower_turn), shape.lower_rest),
-    ):
-        solved = bones[name]
-        solved.rotation_mode = "AXIS_ANGLE"
-        # The hinge axis (-X of the aim frame's rest) in the bone's own rest frame, angle from +Y.
-        axis = rest.to_3x3().transposed() @ Vector((1.0, 0.0, 0.0))
-        solved.rotation_axis_angle = (0.0, axis.x, axis.y, axis.z)
-        angle = _driver(solved, "rotation_axis_angle", 0, expression)
-        _property(angle, "d", obj, f"{bone_path(names.pole)}.location[0]")
+    # The upper angle about the hinge bone's X (the bend normal), from the upper segment at rest.
+    # Euler, not axis-angle: a tool that writes the channels back (the FBX exporter after each
+    # take, Bake Action) may store a negative angle as the negated axis, which a driven angle would
+    # then turn the wrong way.
+    hinge = bones[names.hinge]
+    hinge.rotation_mode = "XYZ"
+    expression = expressions.upper_angle(shape.upper_length, shape.lower_length, SOLVER_TOLERANCE)
+    angle = _driver(hinge, "rotation_euler", 0, expression)
+    _property(angle, "d", obj, f"{bone_path(names.end)}.location[1]")
+    # The knee: the solved lower bone turns about the bend normal onto the end probe (a Damped
+    # Track from a start a quarter turn bent, so it never turns half a turn, where its axis is
+    # undefined); its own rotation holds the start and the rolls (network/rolls.py).
+    bones[names.upper].rotation_mode = "AXIS_ANGLE"
+    bones[names.lower].rotation_mode = "QUATERNION"
+    _constraint(bones[names.lower], "DAMPED_TRACK", "Bend", obj, names.end, "POSE")
+    rolls.set_rolls(obj, names, *kept)
 
     # The upper bone copies in world space (its solved bone has another parent; for a uniformly
     # scaled parent frame that blends as a local blend would); the lower bone see lower_space.
@@ -455,13 +470,14 @@ def build(obj, chains) -> list[Parts]:
         raise MechanismError(reason)
     # Read every setting before Edit Mode: leaving it may free Python references to the chains.
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
+    kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
     with edit_bones(obj) as bones:
         collection = _collection(obj.data)
         shapes = [
             _edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
         ]
-    for chain, name, shape in zip(chains, names, shapes, strict=True):
-        _pose(obj, _fresh(obj, chain), name, shape)
+    for chain, name, shape, chain_rolls in zip(chains, names, shapes, kept, strict=True):
+        _pose(obj, _fresh(obj, chain), name, shape, chain_rolls)
     return names
 
 

@@ -7,6 +7,7 @@ from ..animation.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
 from ..chain.bones import ChainError
 from ..chain.chains import chain_bone_slots
 from ..chain.compat import autokey
+from ..network.build import parts
 from .common import ChainOperator
 
 
@@ -63,6 +64,10 @@ switching to IK changes nothing"""
             moved = controlled(chain, role)
             if moved is not None:
                 yield moved, paths
+        # The rolls are the solved bones' rotations: keyed with the controls, they play with them.
+        names = parts(chain.upper_bone, chain.lower_bone)
+        for name in (names.upper, names.lower):
+            yield obj.pose.bones[name], ["rotation"]
 
 
 class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):  # type: ignore[misc]

@@ -49,6 +49,10 @@ def _checked(text: str) -> str:
     return text
 
 
+# The eased distance stops at FAR x reach (soft_distance).
+FAR = 1000.0
+
+
 def soft_distance(upper_length: float, lower_length: float) -> str:
     """The end's distance from the root eased by softness (D10); not yet clamped to
     [|a - b|, a + b]: the angles clamp (:func:`upper_angle`), so that a value stored in float32
@@ -61,8 +65,11 @@ def soft_distance(upper_length: float, lower_length: float) -> str:
     r = number(reach)
     width = f"min(k*{r},{number(reach - fold)})"
     # reach - w*exp((reach - D)/w - 1) is the contract's s + w(1 - exp(-(D - s)/w)), s = reach - w.
-    # An overflowing distance (float32, past 1.8e19) is inf, which Blender would store as 0.
-    body = f"min(D,1e30) if k<=0 or {r}-D>={width} else min(D,{r}-{width}*exp(({r}-D)/{width}-1))"
+    # Past FAR x reach only the direction counts (the angles are 0): the cap keeps an infinite
+    # distance out of float32, which would store it as 0, and the end probe placed at it within
+    # the range where Blender can square its distance (the lower bone aims at it).
+    eased = f"min(D,{r}-{width}*exp(({r}-D)/{width}-1))"
+    body = f"min(D,{number(FAR * reach)}) if k<=0 or {r}-D>={width} else {eased}"
     return _checked(_guarded(body, "D==D and k==k"))
 
 
@@ -90,18 +97,6 @@ def upper_angle(upper_length: float, lower_length: float, tolerance: float) -> s
     # Unequal bones fold at the root (the area is 0 there); equal ones have no fold to clamp to.
     at_root = number(tolerance * (a + b))
     return _checked(_guarded(f"pi/2 if d<={at_root} else {angle}" if a == b else angle, _FINITE_D))
-
-
-def lower_angle(upper_length: float, lower_length: float, rest_turn: float = 0.0) -> str:
-    """The lower bone's turn from the upper bone's direction, the knee's inner angle minus pi (0
-    for a straight chain, -pi folded), less ``rest_turn``: the turn it has at rest (radians), for
-    a bone whose rest is the chain's rest bend. Variable: ``d`` the eased distance."""
-    a, b = upper_length, lower_length
-    if a <= 0.0 or b <= 0.0:
-        return _checked(f"{number(-rest_turn, exact=True)}")
-    offset = number(math.pi + rest_turn, exact=True)
-    angle = f"atan2({_area(a, b)},{number(a * a + b * b, exact=True)}-d*d)-{offset}"
-    return _checked(_guarded(angle, _FINITE_D))
 
 
 def aim_influence(reach: float, tolerance: float) -> str:

@@ -217,24 +217,30 @@ def test_a_setting_that_is_not_a_number_is_an_error_and_recovers(scene, setting)
 
 
 def test_a_non_finite_network_pose_is_rewritten_or_reported(scene):
-    """A network bone holding NaN (a broken file, a script): a driven channel (the solved upper
-    bone's angle) is rewritten by its driver on the next update; an undriven one is an edited
-    network, which the chain reports as off its solve (never a silent NaN pose) until Update
-    Mechanism rebuilds it. (Rewritten: Blender evaluates the network itself, so nothing of the
-    extension rewrites the mechanism bones; the batched variant is gone.)"""
+    """A network bone holding NaN (a broken file, a script): a driven channel (the hinge bone's
+    angle) is rewritten by its driver on the next update; an undriven one (a location, the upper
+    bone's roll) is an edited network, which the chain reports as off its solve (never a silent
+    NaN pose) until Update Mechanism rebuilds it, with the roll back at 0. (Rewritten: Blender
+    evaluates the network itself, so nothing of the extension rewrites the mechanism bones; the
+    batched variant is gone.)"""
     obj, chain = leg()
     _, end, _ = expected_world(obj, TARGET, POLE)
-    obj.pose.bones["MCH-IK-thigh"].rotation_axis_angle[0] = math.nan
+    obj.pose.bones["MCH-IK-shin-hinge"].rotation_euler[0] = math.nan
     update()
     assert chain.state == "OK", chain.status
     assert_close(world_tail(obj, "shin"), end, TOLERANCE)
-    obj.pose.bones["MCH-IK-shin-roll"].location = (math.nan, 0.0, 0.0)
-    update()
-    assert chain.state == "OFF_TARGET" and "Update Mechanism" in chain.status, chain.status
-    update_mechanism(obj)
-    update()
-    assert chain.state == "OK", chain.status
-    assert_close(world_tail(obj, "shin"), end, TOLERANCE)
+    for bone, path, value in (
+        ("MCH-IK-shin-roll", "location", (math.nan, 0.0, 0.0)),
+        ("MCH-IK-thigh", "rotation_axis_angle", (math.nan, 0.0, 1.0, 0.0)),
+    ):
+        setattr(obj.pose.bones[bone], path, value)
+        update()
+        assert chain.state == "OFF_TARGET" and "Update Mechanism" in chain.status, chain.status
+        update_mechanism(obj)
+        update()
+        chain = obj.two_bone_ik.chains[0]
+        assert chain.state == "OK", chain.status
+        assert_close(world_tail(obj, "shin"), end, TOLERANCE)
 
 
 @pytest.mark.parametrize(

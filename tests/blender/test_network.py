@@ -141,7 +141,7 @@ def test_every_driver_is_a_valid_simple_expression(rig):
     obj = rig[0]
     bpy.context.view_layer.update()
     drivers = obj.animation_data.drivers
-    assert len(drivers) >= 7
+    assert len(drivers) >= 6
     for fcurve in drivers:
         assert fcurve.driver.is_simple_expression, fcurve.data_path
         assert fcurve.driver.is_valid, fcurve.data_path

@@ -26,17 +26,19 @@ def test_soft_distance_is_the_solvers_softening(a, b, ratio, softness):
 
 @given(lengths, lengths, st.floats(0.0, 2.5))
 @settings(max_examples=300)
-def test_angles_put_the_joint_and_end_where_the_triangle_does(a, b, ratio):
-    """The upper angle from forward and the knee turn give the solver's joint and end (within
-    float noise, near full extension and fold the square root of it)."""
+def test_the_upper_angle_and_the_end_probe_put_joint_and_end_where_the_triangle_does(a, b, ratio):
+    """The upper angle from forward gives the solver's joint, and the lower bone aimed from it at
+    the end probe (the eased distance along forward, docs/design.md "The native network") gives
+    its end (within float noise, near full extension and fold the square root of it)."""
     reach = a + b
     d = ratio * reach
     at_root = d <= 1e-6 * reach
     theta = expressions.evaluate(expressions.upper_angle(a, b, 1e-6), d=d)
-    knee = expressions.evaluate(expressions.lower_angle(a, b), d=d)
     clamped, along, height = triangle(a, b, 0.0 if at_root else d, at_root)
     joint = (a * math.cos(theta), a * math.sin(theta))
-    end = (joint[0] + b * math.cos(theta + knee), joint[1] + b * math.sin(theta + knee))
+    towards = (d - joint[0], -joint[1])
+    length = math.hypot(*towards)
+    end = (joint[0] + b * towards[0] / length, joint[1] + b * towards[1] / length)
     scale = 1e-6 * reach
     assert math.dist(joint, (along, height)) <= scale
     assert math.dist(end, (clamped, 0.0)) <= scale
@@ -44,7 +46,13 @@ def test_angles_put_the_joint_and_end_where_the_triangle_does(a, b, ratio):
 
 def test_equal_bones_fold_flat_at_the_root():
     assert expressions.evaluate(expressions.upper_angle(0.5, 0.5, 1e-6), d=0.0) == pytest.approx(math.pi / 2)
-    assert expressions.evaluate(expressions.lower_angle(0.5, 0.5), d=0.0) == pytest.approx(-math.pi)
+
+
+def test_the_eased_distance_stops_far_out():
+    """Past FAR x reach only its direction counts: an infinite distance gives a finite probe."""
+    far = expressions.FAR * 2.0
+    assert expressions.evaluate(expressions.soft_distance(1.0, 1.0), D=math.inf, k=0.0) == pytest.approx(far)
+    assert expressions.evaluate(expressions.soft_distance(1.0, 1.0), D=3.0, k=0.0) == 3.0
 
 
 def test_aim_influence_is_the_at_root_test():
@@ -102,7 +110,6 @@ def test_every_expression_fits_blenders_field():
         for text in (
             expressions.soft_distance(a, b),
             expressions.upper_angle(a, b, 1e-6),
-            expressions.lower_angle(a, b),
         ):
             assert len(text) <= expressions.MAX_LENGTH
     assert len(expressions.roll(123.456789, 1e-6)) <= expressions.MAX_LENGTH
