@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Chains that feed other chains, and every rig in the scene (README, "Chains that feed other chains").
+"""Chains that feed other chains, and every rig in the scene (docs/how-it-works.md, "Chains that feed
+other chains").
 
 A chain whose root, target or pole moves with another chain's bones is solved after it, from its
 new pose, in the same update: Blender's depsgraph orders the chains' networks, through parenting,

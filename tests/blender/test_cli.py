@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The headless command ``blender --command two_bone_ik bake|report`` (README, "Headless").
+"""The headless command ``blender --command two_bone_ik bake|report`` (README, "The command line").
 
 There is no ``blender`` executable here, so the registered command's function is called with an
 argument list, end to end on a saved .blend, in a second process running real Blender (the PyPI

@@ -2,8 +2,8 @@
 """A studio repository: ``tools/build.py --repository DIR``, hosted as files, installed by Blender.
 
 A fresh Blender (a subprocess with an empty user folder) adds DIR by its ``file://`` URL as a remote
-repository, syncs it, installs and enables the extension from it and solves a leg (README, "Install
-from a studio repository").
+repository, syncs it, installs and enables the extension from it and solves a leg (README, "From a
+local repository").
 """
 
 import json
