@@ -366,6 +366,36 @@ def test_bake_action_keys_the_mechanism_bones_and_the_chain_settings():
     paths = {fc.data_path for fc in fcurves(obj)}
     assert 'pose.bones["MCH-IK-shin-root"]["enabled"]' in paths
     assert 'pose.bones["MCH-IK-shin-root"]["influence"]' in paths
+    # So unticking the chain's Enabled afterwards does not hold: the keys switch it back on.
+    chain = obj.two_bone_ik.chains[0]
+    chain.enabled = False
+    bpy.context.scene.frame_set(3)
+    assert chain.enabled
+
+
+def test_bake_action_on_the_deform_bones_then_chains_off_plays_the_pose():
+    """Bake Action with only the deform bones selected keys nothing of the network; with the chain
+    disabled afterwards the keys alone play the pose."""
+    obj = build_rig()
+    before = played(obj)
+    set_mode(obj, "POSE")
+    for pose_bone in obj.pose.bones:
+        pose_bone.select = pose_bone.name in DEFORM
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        result = bpy.ops.nla.bake(
+            frame_start=FRAMES[0],
+            frame_end=FRAMES[-1],
+            only_selected=True,
+            visual_keying=True,
+            clear_constraints=False,
+            bake_types={"POSE"},
+        )
+    assert result == {"FINISHED"}
+    set_mode(obj, "OBJECT")
+    assert keyed_bones(obj) == DEFORM
+    obj.two_bone_ik.chains[0].enabled = False
+    assert not obj.two_bone_ik.chains[0].enabled
+    assert worst(before, played(obj), CHAIN) <= TOLERANCE
 
 
 def test_bake_action_clearing_constraints_plays_the_pose():
