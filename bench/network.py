@@ -168,8 +168,7 @@ def strip_roll(obj) -> None:
 
 
 def strip_aim(obj) -> None:
-    """Experiment: no Damped Track influence driver and no soft-distance driver on the aim bone
-    (the angle drivers then read a constant distance)."""
+    """Experiment: no Damped Track influence driver on the aim bone."""
     _remove_drivers(obj, lambda path: '-aim"]' not in path)
 
 
@@ -188,8 +187,8 @@ def strip_drivers(obj) -> None:
 
 
 def strip_to_output(obj) -> None:
-    """Experiment: no drivers and no constraints on the network bones: the eight bones and the two
-    Copy Transforms only (what any bone-based output costs)."""
+    """Experiment: no drivers and no constraints on the network bones: the network's bones and the
+    two Copy Transforms only (what any bone-based output costs)."""
     strip_drivers(obj)
     for names in _network_parts(obj):
         for name in names:

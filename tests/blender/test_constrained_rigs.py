@@ -15,7 +15,7 @@ import math
 import addon_utils
 import bpy
 import pytest
-from blender_rig import add_chain_with_operator, make_leg_with_foot, set_mode, world_tail
+from blender_rig import add_chain_with_operator, make_leg_with_foot, set_mode, world_head, world_tail
 from mathutils import Vector
 
 TOLERANCE = 1e-5  # x chain length
@@ -119,14 +119,21 @@ def rigify_rig(scene):
     return rig
 
 
-def test_a_chain_on_rigify_org_leg_bones_reaches_its_target(rigify_rig):
+def test_chains_on_rigify_org_bones_reach_their_targets(rigify_rig):
     """The ORG bones copy Rigify's FK and IK bones (two Copy Transforms each): the chain's
-    constraint goes after them, and the ORG shin's tail is on a target 0.3 m in front of the ankle."""
+    constraints go after them, and the ORG shin's (forearm's) tail is on a target in front of the
+    ankle (wrist), with the foot (hand) and the deforming bones following."""
     rig = rigify_rig
-    chain = add_chain_with_operator(rig, "ORG-shin.L")
-    assert chain.upper_bone == "ORG-thigh.L"
-    ankle = rig.matrix_world @ rig.pose.bones["ORG-shin.L"].tail
-    chain.target.location = ankle + Vector((0.0, -0.3, 0.1))  # in front (-Y), within reach
-    bpy.context.view_layer.update()
-    assert chain.reachable and chain.state == "OK", chain.status
-    assert _end_miss(rig, chain) < 1e-4
+    for lower, upper, end, offset in (
+        ("ORG-shin.L", "ORG-thigh.L", "foot.L", Vector((0.0, -0.3, 0.1))),
+        ("ORG-forearm.L", "ORG-upper_arm.L", "hand.L", Vector((0.0, -0.2, 0.1))),
+    ):
+        chain = add_chain_with_operator(rig, lower)
+        assert chain.upper_bone == upper
+        tip = rig.matrix_world @ rig.pose.bones[lower].tail
+        chain.target.location = tip + offset  # in front (-Y), within reach
+        bpy.context.view_layer.update()
+        assert chain.reachable and chain.state == "OK", chain.status
+        assert _end_miss(rig, chain) < 1e-4
+        for follower in (f"ORG-{end}", f"DEF-{end}"):
+            assert (world_head(rig, follower) - world_tail(rig, lower)).length < 1e-4, follower

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Exports are clean by default (issue 20, point 3): the skeleton glTF, FBX, BVH and USD give a game
+"""Exports are clean (README, "Exporting"): the skeleton glTF, FBX, BVH and USD give a game
 engine, read back with Blender's own importers.
 
 The rig: hip (the root) -> thigh -> shin -> foot, all deforming, a mesh skinned to them, a chain on
@@ -35,7 +35,7 @@ from __future__ import annotations
 import addon_utils
 import bpy
 import pytest
-from blender_rig import add_chain, fcurves, make_armature, make_empty, set_mode
+from blender_rig import add_chain, fcurves, make_armature, make_empty, package, set_mode
 
 FRAMES = range(1, 6)
 TOLERANCE = 1e-5  # metres
@@ -44,15 +44,7 @@ TARGETS = [(0.1, 0.0, 0.05), (0.1, 0.3, 0.3), (0.2, -0.3, 0.4), (0.0, 0.2, 0.6),
 POLES = [(0.1, 1.0, 0.5), (0.4, 1.0, 0.6), (-0.3, 0.8, 0.4), (0.1, 1.0, 1.0), (0.5, 0.5, 0.5)]
 SUFFIX = {"gltf": ".glb", "fbx": ".fbx", "bvh": ".bvh", "usd": ".usda"}
 
-# Why cases fail today (strict xfails). The solved bones (network/build.py, _pose) are in Axis
-# Angle with only the angle driven: their hinge axis is stored in the channel, where anything that
-# writes matrix_basis back can change it.
-AXIS_FLIP = (
-    "the FBX exporter restores each pose bone's matrix_basis after every take; a solved bone "
-    "(MCH-IK-shin, rotation mode Axis Angle, only the angle driven) gets its stored hinge axis "
-    "written back negated when the angle is negative, so the driven angle turns the other way: "
-    "the armature's own take and the rig's playback after the export are off by 0.9 m at the foot"
-)
+# Why cases fail today (strict xfails).
 EXTRA_ROOTS = (
     "with a parentless upper bone the network's root and aim bones (MCH-IK-<lower>-root, -aim) "
     "are children of the upper bone's parent, i.e. armature roots: every exporter that writes "
@@ -227,14 +219,8 @@ ONE_TAKE = {"bake_anim_use_all_actions": False, "bake_anim_use_nla_strips": Fals
 CASES = [
     ("gltf-default", "gltf", {}, False),
     ("gltf-deform", "gltf", {"export_def_bones": True}, True),
-    pytest.param("fbx-default", "fbx", {}, False, marks=pytest.mark.xfail(strict=True, reason=AXIS_FLIP)),
-    pytest.param(
-        "fbx-deform",
-        "fbx",
-        {"use_armature_deform_only": True},
-        True,
-        marks=pytest.mark.xfail(strict=True, reason=AXIS_FLIP),
-    ),
+    ("fbx-default", "fbx", {}, False),
+    ("fbx-deform", "fbx", {"use_armature_deform_only": True}, True),
     ("bvh-default", "bvh", {}, False),
     ("usd-default", "usd", {}, False),
     ("usd-deform", "usd", {"only_deform_bones": True}, True),
@@ -271,7 +257,7 @@ def test_export_round_trip(tmp_path, case, kind, options, deform_only):
     ("case", "kind", "options"),
     [
         ("gltf-default", "gltf", {}),
-        pytest.param("fbx-default", "fbx", {}, marks=pytest.mark.xfail(strict=True, reason=AXIS_FLIP)),
+        pytest.param("fbx-default", "fbx", {}),
         ("fbx-one-take", "fbx", ONE_TAKE),
         ("bvh-default", "bvh", {}),
         ("usd-default", "usd", {}),
@@ -286,8 +272,7 @@ def test_export_leaves_the_playback_as_it_was(tmp_path, case, kind, options):
 
 
 def test_fbx_deform_only_without_leaf_bones_is_exactly_the_deform_bones(tmp_path):
-    """FBX's leaves are its own option: with ``add_leaf_bones`` off the skeleton is the deform bones.
-    (One take, so that the axis flip of AXIS_FLIP does not touch the armature's take.)"""
+    """FBX's leaves are its own option: with ``add_leaf_bones`` off the skeleton is the deform bones."""
     obj = build_rig()
     reference = played(obj)
     path = tmp_path / "fbx.fbx"
@@ -362,7 +347,7 @@ def test_bake_action_keys_the_mechanism_bones_and_the_chain_settings():
     obj = build_rig()
     bake_action(obj, clear_constraints=True)
     network = {bone.name for bone in obj.data.bones if bone.name.startswith("MCH-IK-")}
-    assert len(network) == 8 and network <= keyed_bones(obj)
+    assert network == set(package().network.build.parts("thigh", "shin")) and network <= keyed_bones(obj)
     paths = {fc.data_path for fc in fcurves(obj)}
     assert 'pose.bones["MCH-IK-shin-root"]["enabled"]' in paths
     assert 'pose.bones["MCH-IK-shin-root"]["influence"]' in paths
@@ -406,12 +391,6 @@ def test_bake_action_clearing_constraints_plays_the_pose():
     assert worst(before, played(obj), CHAIN) <= TOLERANCE
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Bake Action keys MCH-IK-shin's Axis Angle channels with its visual rotation: the keyed "
-    "axis is negated where the knee angle is negative, and the angle driver then turns the solved "
-    "shin the other way (0.9 m at the foot), with the chains kept on",
-)
 def test_bake_action_keeping_constraints_plays_the_pose():
     obj = build_rig()
     before = played(obj)
@@ -438,10 +417,11 @@ def test_extension_bake_then_deform_only_export(tmp_path):
     assert rest <= TOLERANCE and error <= TOLERANCE, (rest, error)
 
 
-@pytest.mark.xfail(strict=True, reason=AXIS_FLIP)
-def test_hinge_axis_survives_a_matrix_basis_round_trip():
-    """What AXIS_FLIP comes down to: writing every pose bone's own matrix_basis back (as the FBX
-    exporter does after each take) must not change the pose."""
+def test_the_pose_survives_a_matrix_basis_round_trip():
+    """Writing every pose bone's own matrix_basis back, as the FBX exporter does after each take,
+    changes no pose: the network's driven angles are Euler channels (an axis-angle channel written
+    back may store a negative angle as the negated axis, which the driven angle would then turn the
+    other way: 0.9 m at the foot, measured)."""
     obj = build_rig()
     before = played(obj)
     bpy.context.scene.frame_set(FRAMES[0])
