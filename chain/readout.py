@@ -400,6 +400,9 @@ def _cause(obj, chain, upper, lower, scale) -> str:
             f"a twist of {twist:.6g} rad is beyond what Blender's float32 drivers turn exactly: "
             "keep it within a few turns"
         )
+    added = network.foreign(obj, chain)
+    if added:
+        return f"{added[0]} moves it: run Pose > Two-Bone IK > Update Mechanism, which removes it"
     return "its network was edited: run Pose > Two-Bone IK > Update Mechanism"
 
 

@@ -401,6 +401,72 @@ def place(obj, chain) -> None:
             pose_bone.constraints.move(index, wanted)
 
 
+# The constraints the network puts on its own bones (network bone field -> constraint names).
+OWN_CONSTRAINTS = {"target": ("Target",), "aim": ("Aim",), "pole": ("Hint", "Pole"), "lower": ("Bend",)}
+
+
+def _kept_paths(names: Parts) -> tuple[str, ...]:
+    """F-Curve data paths on the network's bones that are the chain's own data, kept by a rebuild:
+    the settings (keys and drivers a user puts on them) and the rolls (keys Snap makes)."""
+    settings = tuple(setting_path(names.root, name) for name, *_ in SETTINGS)
+    return (
+        *settings,
+        f"{bone_path(names.upper)}.rotation_axis_angle",
+        f"{bone_path(names.lower)}.rotation_quaternion",
+    )
+
+
+def foreign(obj, chain) -> list[str]:
+    """What was added to the chain's network bones by hand, in words ('... on bone'): constraints
+    of others, and keys or drivers other than on the settings and rolls (:func:`_kept_paths`).
+    A rebuild (:func:`build`) removes them."""
+    names = parts(chain.upper_bone, chain.lower_bone)
+    found = []
+    for field, name in zip(Parts._fields, names, strict=True):
+        pose_bone = obj.pose.bones.get(name)
+        own = OWN_CONSTRAINTS.get(field, ())
+        for constraint in pose_bone.constraints if pose_bone is not None else ():
+            if constraint.name not in own:
+                found.append(f"the constraint '{constraint.name}' on '{name}'")
+    kept = _kept_paths(names)
+    ours = _network_drivers(names)
+    prefixes = tuple(bone_path(name) for name in names)
+    for fcurves in animation_fcurves(obj):
+        driver = fcurves == obj.animation_data.drivers
+        for fcurve in fcurves:
+            path = fcurve.data_path
+            if (
+                not path.startswith(prefixes)
+                or path in kept
+                or (driver and (path, fcurve.array_index) in ours)
+            ):
+                continue
+            bone = path.split('"')[1]
+            found.append(f"a {'driver' if driver else 'key'} on '{bone}' ({path.rsplit('.', 1)[-1]})")
+    return list(dict.fromkeys(found))  # one line for the channels of one property
+
+
+def _network_drivers(names: Parts) -> set[tuple[str, int]]:
+    """(data path, index) of the drivers the network makes on its own bones."""
+    constraint = 'constraints["{}"].influence'
+    return {
+        (f"{bone_path(names.aim)}.{constraint.format('Aim')}", 0),
+        (f"{bone_path(names.end)}.location", 1),
+        (f"{bone_path(names.roll)}.rotation_euler", 1),
+        (f"{bone_path(names.hinge)}.rotation_euler", 0),
+    }
+
+
+def _clear_foreign(obj, names: Parts) -> None:
+    """Remove keys and drivers on the network's bones that are not the chain's own data (the
+    rebuild makes its drivers anew); constraints go with the rebuilt bones."""
+    kept = _kept_paths(names)
+    prefixes = tuple(bone_path(name) for name in names)
+    for fcurves in animation_fcurves(obj):
+        for fcurve in [f for f in fcurves if f.data_path.startswith(prefixes) and f.data_path not in kept]:
+            fcurves.remove(fcurve)
+
+
 # Blender keeps 63 bytes of a bone's name.
 MAX_NAME_BYTES = 63
 
@@ -471,6 +537,8 @@ def build(obj, chains) -> list[Parts]:
     # Read every setting before Edit Mode: leaving it may free Python references to the chains.
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
+    for name in names:
+        _clear_foreign(obj, name)
     with edit_bones(obj) as bones:
         collection = _collection(obj.data)
         shapes = [
@@ -641,6 +709,33 @@ def problem(obj, chain) -> str:
         if constraint.owner_space != space:
             return (
                 f"The inherit settings of '{bone_name}' changed since the chain was built: "
+                "run Pose > Two-Bone IK > Update Mechanism"
+            )
+    return _switch_problem(obj, chain)
+
+
+def _switch_problem(obj, chain) -> str:
+    """Why the chain's constraints do not follow its Influence and Enabled ('' when they do): one is
+    muted, or its influence driver is gone, muted or stopped."""
+    end = end_bone_name(obj, chain) if chain.end_rotation == "TARGET" else ""
+    drivers = obj.animation_data.drivers if obj.animation_data is not None else None
+    for bone_name, name in (
+        (chain.upper_bone, CONSTRAINT),
+        (chain.lower_bone, CONSTRAINT),
+        (end, END_CONSTRAINT),
+    ):
+        constraint = obj.pose.bones[bone_name].constraints.get(name) if bone_name else None
+        if constraint is None:
+            continue
+        if constraint.mute:
+            return (
+                f"The chain's constraint on '{bone_name}' is muted: unmute it (the chain's Enabled "
+                "turns the chain off)"
+            )
+        fcurve = drivers.find(constraint.path_from_id("influence")) if drivers is not None else None
+        if fcurve is None or fcurve.mute or not fcurve.driver.is_valid:
+            return (
+                f"The influence driver of the chain's constraint on '{bone_name}' is missing or muted: "
                 "run Pose > Two-Bone IK > Update Mechanism"
             )
     return ""

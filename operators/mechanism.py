@@ -6,7 +6,7 @@ import bpy
 
 from ..chain.bones import ChainError, chain_bones
 from ..chain.chains import owning_armature
-from ..network.build import build
+from ..network.build import build, foreign
 
 
 class POSE_OT_two_bone_ik_update_mechanism(bpy.types.Operator):
@@ -44,6 +44,7 @@ run it after adding chains by script or changing their bones"""
         if not chains:
             self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))
             return {"CANCELLED"}
+        added = [part for chain in chains for part in foreign(obj, chain)]
         try:
             build(obj, chains)
         except ValueError as error:  # MechanismError, or bones the network cannot be named for
@@ -52,5 +53,7 @@ run it after adding chains by script or changing their bones"""
         obj.update_tag()
         if skipped:
             self.report({"WARNING"}, "Skipped " + "; ".join(skipped))
+        if added:
+            self.report({"WARNING"}, f"Removed what was added to the network: {'; '.join(added)}")
         self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")
         return {"FINISHED"}

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A network edited by hand is never silent (docs/design.md, "The native network"): a muted chain
+constraint, a lost influence driver, a constraint, driver or key added on a network bone. The
+chain's status names what is wrong, its readouts measure the real miss, and Update Mechanism
+rebuilds the network to its specified form, removing what was added with a report. Keys on the
+chain's own data in the network (its settings, its rolls) stay."""
+
+from __future__ import annotations
+
+import bpy
+import pytest
+from blender_rig import (
+    add_chain_with_operator,
+    expected_world,
+    fcurves,
+    key_setting,
+    make_leg_with_foot,
+    set_mode,
+    world_tail,
+)
+
+TOLERANCE = 1e-5  # x chain length (2 m)
+
+
+def _leg():
+    obj = make_leg_with_foot()
+    add_chain_with_operator(obj)
+    set_mode(obj, "OBJECT")
+    chain = obj.two_bone_ik.chains[0]
+    chain.target.location = (0.4, 0.6, 0.3)
+    bpy.context.view_layer.update()
+    return obj, chain
+
+
+def _solve_miss(obj, chain) -> float:
+    _, end, _ = expected_world(
+        obj, chain.target.matrix_world.translation, chain.pole.matrix_world.translation
+    )
+    return (world_tail(obj, "shin") - end).length
+
+
+def _mute_constraint(obj, chain):
+    obj.pose.bones["shin"].constraints["Two-Bone IK"].mute = True
+
+
+def _mute_influence_driver_then_disable(obj, chain):
+    for fcurve in obj.animation_data.drivers:
+        if fcurve.data_path.endswith('constraints["Two-Bone IK"].influence'):
+            fcurve.mute = True
+    chain.enabled = False  # the panel would say Disabled while the leg stays on the solve
+
+
+def _limit_rotation_on_a_network_bone(obj, chain):
+    limit = obj.pose.bones["MCH-IK-shin"].constraints.new("LIMIT_ROTATION")
+    limit.use_limit_x = limit.use_limit_y = limit.use_limit_z = True
+
+
+def _driver_on_a_network_bone(obj, chain):
+    obj.pose.bones["MCH-IK-thigh"].driver_add("location", 0).driver.expression = "0.3"
+
+
+@pytest.mark.parametrize(
+    ("edit", "state", "words"),
+    [
+        (_mute_constraint, "ERROR", "constraint on 'shin' is muted"),
+        (_mute_influence_driver_then_disable, "ERROR", "influence driver of the chain's constraint"),
+        (_limit_rotation_on_a_network_bone, "OFF_TARGET", "the constraint 'Limit Rotation' on 'MCH-IK-shin'"),
+        (_driver_on_a_network_bone, "OFF_TARGET", "a driver on 'MCH-IK-thigh' (location)"),
+    ],
+    ids=["muted-constraint", "muted-influence-driver", "limit-on-network", "driver-on-network"],
+)
+def test_an_edited_network_says_so_and_update_mechanism_repairs_it(scene, capfd, edit, state, words):
+    obj, chain = _leg()
+    edit(obj, chain)
+    bpy.context.view_layer.update()
+    assert chain.state == state and words in chain.status, chain.status
+    assert not chain.reachable
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    out = capfd.readouterr().out
+    if state == "OFF_TARGET":
+        assert "Removed what was added to the network: " + words in out
+    chain = obj.two_bone_ik.chains[0]
+    bpy.context.view_layer.update()
+    assert chain.status == "", chain.status
+    if chain.enabled:
+        assert _solve_miss(obj, chain) < TOLERANCE * 2.0
+
+
+def test_update_mechanism_keeps_keys_on_settings_and_rolls_and_removes_others(scene):
+    obj, chain = _leg()
+    key_setting(chain, "influence", 1)
+    obj.pose.bones["MCH-IK-thigh"].keyframe_insert("rotation_axis_angle", frame=1)
+    aim = obj.pose.bones["MCH-IK-shin-aim"]
+    aim.keyframe_insert("rotation_quaternion", frame=1)
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    paths = {fcurve.data_path for fcurve in fcurves(obj)}
+    assert 'pose.bones["MCH-IK-shin-root"]["influence"]' in paths
+    assert 'pose.bones["MCH-IK-thigh"].rotation_axis_angle' in paths
+    assert 'pose.bones["MCH-IK-shin-aim"].rotation_quaternion' not in paths
