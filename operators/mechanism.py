@@ -4,6 +4,7 @@ changed, or whose network was edited)."""
 
 import bpy
 
+from ..chain.adopt import adopt, orphans
 from ..chain.bones import ChainError, chain_bones
 from ..chain.chains import owning_armature
 from ..network.build import build, foreign
@@ -20,7 +21,7 @@ run it after adding chains by script or changing their bones"""
     @classmethod
     def poll(cls, context) -> bool:
         obj = owning_armature(context)
-        if obj is None or not len(obj.two_bone_ik.chains):
+        if obj is None or not (len(obj.two_bone_ik.chains) or orphans(obj)):
             cls.poll_message_set("Select an armature with two-bone IK chains")
             return False
         if obj.library is not None:
@@ -33,15 +34,24 @@ run it after adding chains by script or changing their bones"""
 
     def execute(self, context):
         obj = owning_armature(context)
+        try:
+            adopted = adopt(obj)  # networks a Join brought in, chains again (built)
+        except ValueError as error:  # MechanismError
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        if adopted:
+            self.report({"INFO"}, f"Made the joined network(s) chains again: {', '.join(adopted)}")
         chains, skipped = [], []
         for chain in obj.two_bone_ik.chains:
+            if chain.name in adopted:
+                continue
             try:
                 chain_bones(obj, chain)
             except ChainError as problem:
                 skipped.append(f"'{chain.name}': {problem}")
                 continue
             chains.append(chain)
-        if not chains:
+        if not chains and not adopted:
             self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))
             return {"CANCELLED"}
         added = [part for chain in chains for part in foreign(obj, chain)]
@@ -55,5 +65,6 @@ run it after adding chains by script or changing their bones"""
             self.report({"WARNING"}, "Skipped " + "; ".join(skipped))
         if added:
             self.report({"WARNING"}, f"Removed what was added to the network: {'; '.join(added)}")
-        self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")
+        if chains:
+            self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")
         return {"FINISHED"}

@@ -6,6 +6,7 @@ import textwrap
 import bpy
 
 from ..chain import settings as chain_settings
+from ..chain.adopt import orphans
 from ..chain.chains import constrained_bones, find_chain, owning_armature
 from ..chain.compat import UI_LIST_TYPE
 from .status import chain_state, status_line
@@ -115,6 +116,16 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
         column.operator("pose.two_bone_ik_remove", icon="REMOVE", text="")
         column.separator()
         column.menu("VIEW3D_MT_pose_two_bone_ik", icon="DOWNARROW_HLT", text="")
+        joined = orphans(obj)
+        if joined:  # a Join brought another armature's chains in: their networks, not the chains
+            box = layout.box()
+            _wrapped_label(
+                box,
+                context,
+                f"{len(joined)} network(s) of no chain, from a Join: Update Mechanism makes them chains",
+                "ERROR",
+            )
+            box.operator("pose.two_bone_ik_update_mechanism")
         chain = find_chain(obj)
         if chain is None:
             layout.label(text="Select a lower bone in Pose Mode and add a chain", icon="INFO")

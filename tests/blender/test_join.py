@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Join (Ctrl+J) of armatures with chains: the joined armature's networks come along, its chains
+(data of the object Join deletes) do not. Update Mechanism makes each joined network a chain again
+(docs/design.md, "The native network"), with its target, pole, settings and rolls, and a network of
+its own; both legs then solve to 1e-5 m, and the first one was never taken over."""
+
+from __future__ import annotations
+
+import bpy
+import pytest
+from blender_rig import (
+    add_chain_with_operator,
+    expected_world,
+    make_leg_with_foot,
+    package,
+    set_mode,
+    world_tail,
+)
+
+TOLERANCE = 1e-5  # x chain length (2 m)
+
+
+def _legs():
+    first = make_leg_with_foot("A")
+    add_chain_with_operator(first)
+    set_mode(first, "OBJECT")
+    second = make_leg_with_foot("B")
+    second.location.x = 2.0
+    add_chain_with_operator(second)
+    set_mode(second, "OBJECT")
+    chain = second.two_bone_ik.chains[0]
+    chain.twist, chain.softness, chain.end_rotation = 0.3, 0.2, "TARGET"
+    return first, second
+
+
+def _join(active, other) -> None:
+    for obj in bpy.context.scene.objects:
+        obj.select_set(obj in (active, other))
+    bpy.context.view_layer.objects.active = active
+    with bpy.context.temp_override(
+        active_object=active, object=active, selected_editable_objects=[active, other]
+    ):
+        assert bpy.ops.object.join() == {"FINISHED"}
+
+
+def _miss(obj, chain) -> float:
+    settings = {"twist": chain.twist, "softness": chain.softness}
+    target, pole = chain.target.matrix_world.translation, chain.pole.matrix_world.translation
+    _, end, _ = expected_world(obj, target, pole, chain.upper_bone, chain.lower_bone, **settings)
+    return (world_tail(obj, chain.lower_bone) - end).length
+
+
+def test_update_mechanism_makes_joined_networks_chains_again(scene, capfd):
+    obj, other = _legs()
+    _join(obj, other)
+    assert [chain.name for chain in obj.two_bone_ik.chains] == ["shin"]
+    assert package().chain.adopt.orphans(obj) == ["MCH-IK-shin-root.001"]  # the panel says so
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    assert "Made the joined network(s) chains again: shin.001" in capfd.readouterr().out
+    first, joined = obj.two_bone_ik.chains
+    assert (joined.upper_bone, joined.lower_bone) == ("thigh.001", "shin.001")
+    assert joined.target.name == "IK Target shin.001" and joined.pole.name == "IK Pole shin.001"
+    assert (joined.twist, joined.softness, joined.end_rotation) == (
+        pytest.approx(0.3),
+        pytest.approx(0.2),
+        "TARGET",
+    )
+    assert not [bone.name for bone in obj.data.bones if bone.name.endswith("-root.001")]
+    for chain, offset in ((first, (0.3, 0.4, 0.5)), (joined, (2.2, -0.3, 0.6))):
+        chain.target.matrix_world.translation = offset
+    bpy.context.view_layer.update()
+    for chain in (first, joined):
+        assert chain.state == "OK", chain.status
+        assert _miss(obj, chain) < TOLERANCE * 2.0, chain.name
+    assert obj.pose.bones["shin.001"].constraints["Two-Bone IK"].subtarget == "MCH-IK-shin.001"
+    assert obj.pose.bones["thigh"].constraints["Two-Bone IK"].subtarget == "MCH-IK-thigh"
