@@ -43,6 +43,25 @@ def orphans(obj) -> list[str]:
     return [root for root, _, _ in _orphan_roots(obj)]
 
 
+def copies(obj) -> dict[str, list[str]]:
+    """Bones that carry a copy of a chain's constraint but are not that chain's bones (Symmetrize,
+    Duplicate or Copy Constraints copied it): {chain name: [bone names]}. They follow that chain's
+    leg, not their own; a chain added on them takes them over."""
+    solved = {}
+    mine = set()
+    for chain in obj.two_bone_ik.chains:
+        names = network.parts(chain.upper_bone, chain.lower_bone)
+        solved[names.upper] = solved[names.lower] = chain.name
+        mine |= {chain.upper_bone, chain.lower_bone}
+    found: dict[str, list[str]] = {}
+    for pose_bone in obj.pose.bones if obj.pose is not None else ():
+        constraint = pose_bone.constraints.get(network.CONSTRAINT)
+        if constraint is None or pose_bone.name in mine or constraint.subtarget not in solved:
+            continue
+        found.setdefault(solved[constraint.subtarget], []).append(pose_bone.name)
+    return found
+
+
 def _old_parts(lower: str, suffix: str, upper_solved: str) -> network.Parts:
     """The joined network's bone names: the chain's names with Join's suffix."""
     names = network.parts("", lower)._asdict()
@@ -104,31 +123,19 @@ def _found(obj, root: str, lower_name: str, suffix: str) -> dict | None:
     }
 
 
-def adopt(obj) -> list[str]:
-    """Make each network of ``obj`` that no chain owns a chain again (:mod:`this module's
-    docstring <chain.adopt>`), then build its network; returns the new chains' names.
-
-    Raises MechanismError (from the build) when the armature cannot take new bones; nothing is
-    changed then. The joined network's old bones and their drivers go; keys on its settings are
-    moved to the new chain's.
-    """
-    found = [info for root, lower, suffix in _orphan_roots(obj) if (info := _found(obj, root, lower, suffix))]
-    if not found:
-        return []
-    reason = can_add_bones(obj)
-    if reason:
-        raise MechanismError(reason)
-    # The new network takes the solved bones' names (rebuilt by name, their roll keys kept); the
-    # other old bones go, with their keys and drivers, but the settings' keys move to the new root.
-    kept = {"upper", "lower"}
+def _clear_old(obj, found: list[dict]) -> None:
+    """Take away the joined networks' old parts: their bones but the solved ones (the new network
+    takes those names and rebuilds them, their roll keys kept), with their keys and drivers; the
+    settings' keys move to the new root bone."""
     for info in found:
         old = info["old"]
-        info["stale"] = [name for field, name in zip(old._fields, old, strict=True) if field not in kept]
+        info["stale"] = [
+            name for field, name in zip(old._fields, old, strict=True) if field not in ("upper", "lower")
+        ]
         stale = tuple(network.bone_path(name) for name in info["stale"])
+        root = network.parts(info["upper"], info["lower"]).root
         moved = {
-            network.setting_path(old.root, name): network.setting_path(
-                network.parts(info["upper"], info["lower"]).root, name
-            )
+            network.setting_path(old.root, name): network.setting_path(root, name)
             for name in info["settings"]
         }
         for fcurves in animation_fcurves(obj):
@@ -137,29 +144,54 @@ def adopt(obj) -> list[str]:
                     fcurve.data_path = moved[fcurve.data_path]
                 elif fcurve.data_path.startswith(stale):
                     fcurves.remove(fcurve)
+        for name in (old.upper, old.lower):  # their constraints aim at bones about to go
+            pose_bone = obj.pose.bones.get(name)
+            for constraint in list(pose_bone.constraints) if pose_bone is not None else ():
+                pose_bone.constraints.remove(constraint)
     with edit_bones(obj) as bones:
         for info in found:
             for name in info["stale"]:
                 if bones.get(name) is not None:
                     bones.remove(bones[name])
+
+
+def _new_chain(obj, info: dict) -> str:
+    """Add the chain a joined network describes (not built yet); returns its name."""
     chains = obj.two_bone_ik.chains
-    names = []
-    for info in found:
-        chain = chains.add()
-        chain.name = unique_name({other.name for other in chains if other != chain}, info["lower"])
-        chain.upper_bone, chain.lower_bone = info["upper"], info["lower"]
-        for role in ("target", "pole"):
-            source, bone, head_tail = info[role]
-            setattr(chain, role, source)
-            if source is not None and source.type == "ARMATURE":
-                setattr(chain, f"{role}_bone", bone)
-                setattr(chain, f"{role}_head_tail", head_tail)
-        if info["end"]:
-            chain.end_rotation, chain.end_bone = "TARGET", info["end"]
-        chain.stack_position = info["stack"]
-        for name, number in info["settings"].items():
-            setattr(chain, name, number)
-        names.append(chain.name)
+    chain = chains.add()
+    chain.name = unique_name({other.name for other in chains if other != chain}, info["lower"])
+    chain.upper_bone, chain.lower_bone = info["upper"], info["lower"]
+    for role in ("target", "pole"):
+        source, bone, head_tail = info[role]
+        setattr(chain, role, source)
+        if source is not None and source.type == "ARMATURE":
+            setattr(chain, f"{role}_bone", bone)
+            setattr(chain, f"{role}_head_tail", head_tail)
+    if info["end"]:
+        chain.end_rotation, chain.end_bone = "TARGET", info["end"]
+    chain.stack_position = info["stack"]
+    for name, number in info["settings"].items():
+        setattr(chain, name, number)
+    return chain.name
+
+
+def adopt(obj) -> list[str]:
+    """Make each network of ``obj`` that no chain owns a chain again (:mod:`this module's
+    docstring <chain.adopt>`), then build its network; returns the new chains' names.
+
+    Raises MechanismError (from the build) when the armature cannot take new bones; nothing is
+    changed then. The joined network's old bones and their drivers go; keys on its settings that
+    are in the armature's action after the Join move to the new chain's (Blender's Join drops the
+    other armature's action when the active one has none: README, "Known limits").
+    """
+    found = [info for root, lower, suffix in _orphan_roots(obj) if (info := _found(obj, root, lower, suffix))]
+    if not found:
+        return []
+    reason = can_add_bones(obj)
+    if reason:
+        raise MechanismError(reason)
+    _clear_old(obj, found)
+    names = [_new_chain(obj, info) for info in found]
     network.build(obj, [chain for chain in obj.two_bone_ik.chains if chain.name in names])
     for info in found:
         rolls.set_rolls(obj, network.parts(info["upper"], info["lower"]), *info["rolls"])

@@ -288,18 +288,6 @@ def library_chain(obj, chain) -> str:
     return ""
 
 
-def _used_elsewhere(empty, obj, index: int) -> bool:
-    """Whether ``empty`` is the target or pole of any chain other than ``obj``'s chain ``index``."""
-    for other in bpy.data.objects:
-        if other.type != "ARMATURE":
-            continue
-        for number, chain in enumerate(other.two_bone_ik.chains):
-            if (other == obj and number == index) or not (chain.target == empty or chain.pole == empty):
-                continue
-            return True
-    return False
-
-
 class _Named:
     """``chain`` with the bone names its network was built on, for :func:`network.remove`."""
 
@@ -329,20 +317,21 @@ def _network_chain(obj, chain):
     return chain
 
 
-def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
-    """Remove chain ``index`` of ``obj`` and its network; the bones show the animator's pose (their
-    channels were never written). Keys on the chain's settings (on its network's root bone) go
-    with the bone. A chain whose bone was renamed, deleted or cleared is removed whole too: its
-    constraints are found by their influence drivers, its network by the network's bone names.
+def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
+    """Remove chains ``indices`` of ``obj`` and their networks (one pass, one Edit Mode session);
+    the bones show the animator's pose (their channels were never written). Keys on the chains'
+    settings (on their networks' root bones) go with the bones. A chain whose bone was renamed,
+    deleted or cleared is removed whole too: its constraints are found by their influence drivers,
+    its network by the network's bone names.
 
     Parameters
     ----------
     obj : bpy.types.Object
         The armature object.
-    index : int
-        Index of the chain in ``obj.two_bone_ik.chains``.
+    indices : iterable of int
+        Indices of the chains in ``obj.two_bone_ik.chains``.
     delete_empties : bool
-        Also delete the chain's target and pole when they are empties no other chain uses.
+        Also delete the chains' targets and poles when they are empties no remaining chain uses.
 
     Returns
     -------
@@ -350,21 +339,36 @@ def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
         Names of the objects kept although ``delete_empties`` asked for them (used by another chain,
         or not an empty).
     """
-    chain = obj.two_bone_ik.chains[index]
-    network.remove(obj, _network_chain(obj, chain))
-    chain = obj.two_bone_ik.chains[index]  # Edit Mode may have freed the Python reference
-    kept, doomed = [], []
+    indices = sorted(set(indices))
+    chains = obj.two_bone_ik.chains
+    network.remove(obj, [_network_chain(obj, chains[index]) for index in indices])
+    chains = obj.two_bone_ik.chains  # Edit Mode may have freed the Python references
+    kept: list = []
+    doomed: list = []
     if delete_empties:
-        for empty in (chain.target, chain.pole):
-            if empty is None or empty in kept or empty in doomed:
-                continue
-            if empty.type != "EMPTY" or _used_elsewhere(empty, obj, index):
-                kept.append(empty)
-            else:
-                doomed.append(empty)
+        removed = set(indices)
+        users = {
+            source
+            for other in bpy.data.objects
+            if other.type == "ARMATURE"
+            for number, chain in enumerate(other.two_bone_ik.chains)
+            if other != obj or number not in removed
+            for source in (chain.target, chain.pole)
+        }
+        for index in indices:
+            for empty in (chains[index].target, chains[index].pole):
+                if empty is None or empty in kept or empty in doomed:
+                    continue
+                (kept if empty.type != "EMPTY" or empty in users else doomed).append(empty)
     settings = obj.two_bone_ik
-    settings.chains.remove(index)
+    for index in reversed(indices):
+        settings.chains.remove(index)
     settings.active_chain_index = max(0, min(settings.active_chain_index, len(settings.chains) - 1))
     for empty in doomed:
         bpy.data.objects.remove(empty, do_unlink=True)
     return [empty.name for empty in kept]
+
+
+def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
+    """Remove chain ``index`` of ``obj`` (:func:`remove_chains`)."""
+    return remove_chains(obj, [index], delete_empties=delete_empties)

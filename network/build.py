@@ -275,6 +275,17 @@ def _location(driver, name: str, obj, bone: str, axis: str) -> None:
     target.transform_type, target.transform_space = f"LOC_{axis}", "LOCAL_SPACE"
 
 
+def _bone_prefix(path: str) -> str:
+    """The :func:`bone_path` part of a data path into a pose bone ('' for any other path)."""
+    start = len('pose.bones["')
+    if not path.startswith('pose.bones["'):
+        return ""
+    end = path.find('"]', start)
+    while end > 0 and path[end - 1] == "\\":  # an escaped quote inside the name
+        end = path.find('"]', end + 1)
+    return path[: end + 2] if end > 0 else ""
+
+
 def bone_path(name: str) -> str:
     """The data path (from the armature object) of pose bone ``name``."""
     return f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
@@ -602,19 +613,19 @@ def sync(obj, chain) -> None:
     place(obj, chain)
 
 
-def _remove_driven_constraints(obj, root: str) -> None:
-    """Remove every constraint whose influence driver reads the Influence on root bone ``root``,
-    with its driver: found by the driver, it goes even from a chain bone that was renamed, and a
-    driver left on a deleted bone goes too."""
+def _remove_driven_constraints(obj, roots: set[str]) -> None:
+    """Remove every constraint whose influence driver reads the Influence on one of the root bones
+    ``roots``, with its driver: found by the driver, it goes even from a chain bone that was
+    renamed, and a driver left on a deleted bone goes too."""
     animation = obj.animation_data
     if animation is None:
         return
-    influence = setting_path(root, "influence")
+    influences = {setting_path(root, "influence") for root in roots}
     for fcurve in list(animation.drivers):
         if not fcurve.data_path.endswith(".influence") or ".constraints[" not in fcurve.data_path:
             continue
         paths = {target.data_path for variable in fcurve.driver.variables for target in variable.targets}
-        if influence not in paths:
+        if not influences & paths:
             continue
         try:
             pose_bone = obj.path_resolve(fcurve.data_path.rpartition(".constraints[")[0])
@@ -626,34 +637,41 @@ def _remove_driven_constraints(obj, root: str) -> None:
             pose_bone.constraints.remove(constraint)
 
 
-def remove(obj, chain) -> None:
-    """Remove the chain's network: its constraints on the chain bones and the end bone with their
-    drivers (found by the drivers too, so a renamed chain bone loses them), every F-Curve on its
-    bones (the settings' keys and drivers, in actions, NLA strips and drivers), and its bones
-    (where the armature can be edited and no other object shares it, since objects sharing one
-    armature share its bones). The chain bones then show their own channels: the animator's pose,
-    never written. Does nothing for a chain on an earlier chain's bones (:func:`sharing`)."""
-    if sharing(obj, chain):
-        return  # the network on these bones is the earlier chain's
-    names = parts(chain.upper_bone, chain.lower_bone)
-    _remove_driven_constraints(obj, names.root)
+def remove(obj, chains) -> None:
+    """Remove the networks of ``chains`` (of ``obj``): their constraints on the chain bones and the
+    end bones with their drivers (found by the drivers too, so a renamed chain bone loses them),
+    every F-Curve on their bones (the settings' keys and drivers, in actions, NLA strips and
+    drivers), and their bones (where the armature can be edited and no other object shares it,
+    since objects sharing one armature share its bones), all in one pass and one Edit Mode
+    session. The chain bones then show their own channels: the animator's pose, never written.
+    A chain on an earlier chain's bones (:func:`sharing`) has no network of its own: skipped."""
+    chains = [chain for chain in chains if not sharing(obj, chain)]
+    if not chains:
+        return
+    names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
+    _remove_driven_constraints(obj, {name.root for name in names})
     bones = obj.pose.bones
-    for bone_name in (chain.upper_bone, chain.lower_bone):
-        if bones.get(bone_name) is not None:
-            _remove_constraint(bones[bone_name], CONSTRAINT)
-    lower = obj.data.bones.get(chain.lower_bone)
-    for child in lower.children if lower is not None else ():
-        _remove_constraint(bones[child.name], END_CONSTRAINT)
-    prefixes = tuple(bone_path(name) for name in names)
+    for chain in chains:
+        for bone_name in (chain.upper_bone, chain.lower_bone):
+            if bones.get(bone_name) is not None:
+                _remove_constraint(bones[bone_name], CONSTRAINT)
+        lower = obj.data.bones.get(chain.lower_bone)
+        for child in lower.children if lower is not None else ():
+            _remove_constraint(bones[child.name], END_CONSTRAINT)
+    network = {name for chain_names in names for name in chain_names}
+    paths = {bone_path(name) for name in network}
     for fcurves in animation_fcurves(obj):
-        for fcurve in [f for f in fcurves if f.data_path.startswith(prefixes)]:
+        for fcurve in [f for f in fcurves if _bone_prefix(f.data_path) in paths]:
             fcurves.remove(fcurve)
-    present = [name for name in names if obj.data.bones.get(name) is not None]
+    present = [name for name in network if obj.data.bones.get(name) is not None]
     shared = any(other.data == obj.data and other != obj for other in bpy.data.objects)
     if present and not shared and not can_add_bones(obj):
         with edit_bones(obj) as edit:
             for name in present:
                 edit.remove(edit[name])
+        collection = obj.data.collections_all.get(COLLECTION)
+        if collection is not None and not len(collection.bones):  # the last chain's network went
+            obj.data.collections.remove(collection)
 
 
 def _rest_changed(obj, chain, names: Parts) -> str:
@@ -704,7 +722,8 @@ def problem(obj, chain) -> str:
         constraint = bones[bone_name].constraints.get(CONSTRAINT)
         if constraint is None or constraint.type != "COPY_TRANSFORMS" or constraint.subtarget != solved:
             return (
-                f"'{bone_name}' lacks the chain's Copy Transforms: run Pose > Two-Bone IK > Update Mechanism"
+                f"'{bone_name}' lacks the chain's Copy Transforms: run Pose > Two-Bone IK > Update Mechanism "
+                "(or, on a baked rig, remove the chain)"
             )
         if constraint.owner_space != space:
             return (

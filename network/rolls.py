@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from mathutils import Matrix, Vector
+from mathutils import Matrix, Quaternion, Vector
 
 
 def _frames(obj, names) -> tuple[Vector, Matrix, Matrix]:
@@ -35,15 +35,26 @@ def _start(rest: Matrix, bend: Matrix, upper: float) -> Matrix:
     return rest.transposed() @ Matrix.Rotation(-upper, 3, "Y") @ bend @ rest
 
 
-def set_rolls(obj, names, upper: float, lower: float) -> None:
+def set_rolls(obj, names, upper: float, lower: float, near: Quaternion | None = None) -> None:
     """Turn the chain's solved bones about their own axes: the upper bone by ``upper`` radians about
     its segment (root -> joint), the lower bone by ``lower`` about its own Y axis, right-handed.
-    Joints and end do not move; 0 and 0 is the rest bend plane mapped onto the solved one."""
+    Joints and end do not move; 0 and 0 is the rest bend plane mapped onto the solved one. The
+    lower bone's quaternion takes the sign nearest ``near`` (default: the channel's value), so keys
+    on it interpolate the short way."""
     axis, rest, bend = _frames(obj, names)
     bones = obj.pose.bones
     bones[names.upper].rotation_axis_angle = (upper, axis.x, axis.y, axis.z)
-    own = _start(rest, bend, upper) @ Matrix.Rotation(lower, 3, "Y")
-    bones[names.lower].rotation_quaternion = own.to_quaternion()
+    own = (_start(rest, bend, upper) @ Matrix.Rotation(lower, 3, "Y")).to_quaternion()
+    reference = bones[names.lower].rotation_quaternion if near is None else near
+    bones[names.lower].rotation_quaternion = (
+        own if own.dot(reference) >= 0.0 else Quaternion([-c for c in own])
+    )
+
+
+def _upper_angle(obj, names, axis: Vector) -> float:
+    """The upper roll as its channel holds it (not wrapped), signed about ``axis``."""
+    angle, *channel_axis = obj.pose.bones[names.upper].rotation_axis_angle
+    return angle if Vector(channel_axis).dot(axis) >= 0.0 else -angle
 
 
 def current(obj, names) -> tuple[float, float]:
@@ -53,8 +64,7 @@ def current(obj, names) -> tuple[float, float]:
     if any(bones.get(name) is None for name in (names.hinge, names.upper, names.lower)):
         return 0.0, 0.0
     axis, rest, bend = _frames(obj, names)
-    angle, *channel_axis = bones[names.upper].rotation_axis_angle
-    upper = angle if Vector(channel_axis).dot(axis) >= 0.0 else -angle
+    upper = _upper_angle(obj, names, axis)
     own = (
         _start(rest, bend, upper).transposed() @ bones[names.lower].rotation_quaternion.to_matrix()
     ).to_quaternion()
@@ -74,13 +84,19 @@ def _turn_about(solved: Matrix, wanted: Matrix, axis: Vector) -> float:
 def match(context, obj, names, upper_pose: Matrix, lower_pose: Matrix) -> tuple[float, float]:
     """Set the rolls so that the solved bones take the orientations of ``upper_pose`` and
     ``lower_pose`` (armature-space pose matrices of the chain's bones, the FK pose) about their own
-    axes, for the chain's current target and pole; returns them (radians). Updates the view layer."""
+    axes, for the chain's current target and pole; returns them (radians). Updates the view layer.
+
+    The rolls are the ones nearest the channels' values before (the frame's keyed rolls), so that
+    keys Snap makes on successive frames interpolate the short way, never a turn around."""
+    axis, _, _ = _frames(obj, names)
+    before = _upper_angle(obj, names, axis), obj.pose.bones[names.lower].rotation_quaternion.copy()
     set_rolls(obj, names, 0.0, 0.0)
     context.view_layer.update()
     solved = obj.evaluated_get(context.evaluated_depsgraph_get()).pose.bones
-    axis, _, _ = _frames(obj, names)
     upper = _turn_about(solved[names.upper].matrix, upper_pose, axis)
+    reference = before[0] if math.isfinite(before[0]) else 0.0
+    upper = reference + math.remainder(upper - reference, 2.0 * math.pi)
     lower = _turn_about(solved[names.lower].matrix, lower_pose, Vector((0.0, 1.0, 0.0)))
-    set_rolls(obj, names, upper, lower)
+    set_rolls(obj, names, upper, lower, near=before[1])
     context.view_layer.update()
     return upper, lower

@@ -74,7 +74,7 @@ target and pole empties placed so the pose does not move"""
         names = _lower_bones(context)
         if self.mirror:
             names += mirrored_names(obj, names)
-        added, skipped, overlapping, constrained = [], [], [], []
+        added, skipped, overlapping, constrained, made = [], [], [], [], []
         for name in names:
             if chain_on_bone(obj, name) is not None:
                 skipped.append(name)
@@ -91,6 +91,7 @@ target and pole empties placed so the pose does not move"""
                 self.report({"ERROR"}, str(error))
                 continue
             added.append(f"'{chain.name}' ({chain.upper_bone} -> {chain.lower_bone})")
+            made.append(chain.name)
             constrained += constrained_bones(obj, chain)
         if skipped:
             self.report({"WARNING"}, f"Already a chain on {', '.join(skipped)}: not added again")
@@ -99,19 +100,28 @@ target and pole empties placed so the pose does not move"""
                 {"WARNING"},
                 f"No chain added on {', '.join(overlapping)}: two chains must not share a bone",
             )
+        which = (
+            f"Bones {', '.join(constrained)} carry"
+            if len(constrained) > 1
+            else f"Bone {''.join(constrained)} carries"
+        )
         if constrained and self.stack_position == "LAST":
             self.report(
                 {"INFO"},
-                f"Bones {', '.join(constrained)} carry other constraints: the chain's go after them, "
-                "so they have no effect while the chain is on (Constraint Position: First keeps them)",
+                f"{which} other constraints: the chain's go after them, so they have no effect while "
+                "the chain is on (Constraint Position: First keeps them)",
             )
         elif constrained:
             self.report(
                 {"WARNING"},
-                f"Bones {', '.join(constrained)} carry other constraints, which act after the chain's: "
-                "its end may miss the target (Constraint Position: Last puts it there)",
+                f"{which} other constraints, which act after the chain's: its end may miss the target "
+                "(Constraint Position: Last puts it there)",
             )
         if not added:
             return {"CANCELLED"}
+        for name in made:  # what the new chain cannot give (an uneven parent scale...): said now
+            chain = obj.two_bone_ik.chains[name]
+            if chain.state in ("ERROR", "OFF_TARGET"):
+                self.report({"WARNING"}, f"Chain '{name}': {chain.status}")
         self.report({"INFO"}, f"Added chain {', '.join(added)}")
         return {"FINISHED"}

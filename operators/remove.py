@@ -4,7 +4,7 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..chain.chains import library_chain, remove_chain
+from ..chain.chains import library_chain, remove_chains
 from ..network.edit import MechanismError
 from .common import ChainOperator
 
@@ -22,22 +22,33 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
         default=False,
     )
 
+    all_chains: BoolProperty(
+        name="All Chains",
+        description="Remove every chain of the armature (in one go: fast for many chains)",
+        default=False,
+    )
+
     def execute(self, context):
         obj, chain = self.armature_and_chain(context)
         if chain is None:
             return {"CANCELLED"}
-        name = chain.name
-        index = list(obj.two_bone_ik.chains).index(chain)
-        reason = library_chain(obj, chain)
-        if reason:
-            self.report({"ERROR"}, reason)
-            return {"CANCELLED"}
+        chains = list(obj.two_bone_ik.chains)
+        doomed = chains if self.all_chains else [chain]
+        for each in doomed:
+            reason = library_chain(obj, each)
+            if reason:
+                self.report({"ERROR"}, reason)
+                return {"CANCELLED"}
+        names = [each.name for each in doomed]
         try:
-            kept = remove_chain(obj, index, delete_empties=self.delete_empties)
+            kept = remove_chains(
+                obj, [chains.index(each) for each in doomed], delete_empties=self.delete_empties
+            )
         except MechanismError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         if kept:
             self.report({"WARNING"}, f"Kept {', '.join(kept)}: used by another chain or not an empty")
-        self.report({"INFO"}, f"Removed chain '{name}'")
+        shown = f"'{names[0]}'" if len(names) == 1 else f"{len(names)} chains"
+        self.report({"INFO"}, f"Removed chain {shown}" if len(names) == 1 else f"Removed {shown}")
         return {"FINISHED"}

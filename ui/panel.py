@@ -6,7 +6,7 @@ import textwrap
 import bpy
 
 from ..chain import settings as chain_settings
-from ..chain.adopt import orphans
+from ..chain.adopt import copies, orphans
 from ..chain.chains import constrained_bones, find_chain, owning_armature
 from ..chain.compat import UI_LIST_TYPE
 from .status import chain_state, status_line
@@ -126,6 +126,14 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
                 "ERROR",
             )
             box.operator("pose.two_bone_ik_update_mechanism")
+        for owner, bones in copies(obj).items():  # a leg silently following another chain's
+            _wrapped_label(
+                layout.box(),
+                context,
+                f"{', '.join(bones)} copy the constraints of chain '{owner}' and follow its leg: add a "
+                "chain on them, or delete their Two-Bone IK constraints",
+                "ERROR",
+            )
         chain = find_chain(obj)
         if chain is None:
             layout.label(text="Select a lower bone in Pose Mode and add a chain", icon="INFO")

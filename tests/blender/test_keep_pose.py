@@ -162,3 +162,31 @@ def test_rolls_survive_update_mechanism(scene):
         assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
     bpy.context.view_layer.update()
     _assert_same_pose(before, _world(obj, _bones()))
+
+
+@pytest.mark.parametrize(("first", "second"), [(0.2, -0.2), (3.0, 3.3)], ids=["across-zero", "across-pi"])
+def test_snapped_rolls_interpolate_the_short_way(scene, first, second):
+    """Rolls keyed by Snap on two frames, on either side of half a turn, play between the keys
+    within a small angle of the FK pose (the interpolation of IK against FK), never a turn around:
+    each Snap takes the roll nearest the one already keyed."""
+    obj = _rig(0.0)
+    add_chain_with_operator(obj, "shin")
+    chain = obj.two_bone_ik.chains[0]
+    scene.tool_settings.use_keyframe_insert_auto = True
+    for frame, twist in ((1, first), (11, second)):
+        scene.frame_set(frame)
+        chain.enabled = False
+        _pose(obj, (0.3, 0.0, 0.0), (0.5, twist, 0.0))  # the knee bent back past straight
+        for name in ("thigh", "shin"):
+            obj.pose.bones[name].keyframe_insert("rotation_euler")
+        _snap(obj, bpy.ops.pose.two_bone_ik_snap_ik_to_fk)
+        chain.enabled = True
+    for frame in range(1, 12):
+        scene.frame_set(frame)
+        chain.enabled = True
+        solved = _world(obj, _bones())
+        chain.enabled = False
+        fk = _world(obj, _bones())
+        for name in _bones():
+            turn = fk[name].to_quaternion().rotation_difference(solved[name].to_quaternion()).angle
+            assert turn < 0.2, f"frame {frame}: {name} turned {turn:.3g} rad from FK"

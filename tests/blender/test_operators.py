@@ -306,7 +306,7 @@ def test_add_warns_about_other_constraints(scene, capfd):
     constraint.use_limit_x = True
     select_only(obj, {"shin"})
     assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
-    assert "shin carry other constraints" in capfd.readouterr().out
+    assert "Bone shin carries other constraints" in capfd.readouterr().out
 
 
 def test_add_undo_and_redo(scene):
@@ -827,3 +827,35 @@ def test_operators_refuse_a_linked_armature(scene, tmp_path):
         with pytest.raises(RuntimeError, match="linked from a library"):
             bpy.ops.pose.two_bone_ik_add()
     assert len(obj.two_bone_ik.chains) == 1
+
+
+def test_remove_all_chains_takes_every_network_and_its_collection(scene):
+    """Remove with All Chains: every chain, constraint, driver and network bone in one go, and the
+    network's bone collection with the last chain; the legs show their own pose."""
+    obj = make_legs()
+    before = pose_snapshot(obj)
+    for name in ("shin.L", "shin.R"):
+        select_only(obj, {name})
+        assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj, all_chains=True) == {"FINISHED"}
+    assert not len(obj.two_bone_ik.chains)
+    assert mechanism_parts(obj) == ([], [], [])
+    assert obj.data.collections_all.get("Two-Bone IK Mechanism") is None
+    bpy.context.view_layer.update()
+    assert pose_snapshot(obj) == before
+
+
+def test_add_warns_when_the_new_chain_cannot_give_its_pose(scene, capfd):
+    """A parent scaled unevenly shears the chain: Add says so with the chain's status."""
+    obj = make_armature(
+        "Leg",
+        [
+            ("hip", (0, 0, 1.2), (0, 0, 1), None, False),
+            ("thigh", (0, 0, 1), (0, 0.05, 0.5), "hip", False),
+            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
+        ],
+    )
+    obj.pose.bones["hip"].scale = (1.0, 2.0, 1.0)
+    select_only(obj, {"shin"})
+    assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
+    assert "Warning: Chain 'shin': The chain is" in capfd.readouterr().out

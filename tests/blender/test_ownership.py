@@ -12,6 +12,7 @@ from blender_rig import (
     add_chain_with_operator,
     expected_world,
     make_armature,
+    package,
     set_mode,
     world_tail,
 )
@@ -84,3 +85,15 @@ def test_a_chain_added_on_copied_bones_gets_its_own_network(scene, how):
         assert (world_tail(obj, chain_upper) - joint).length < TOLERANCE, chain.name
         assert (world_tail(obj, chain_lower) - end).length < TOLERANCE, chain.name
         assert chain.state == "OK", chain.status
+
+
+def test_copied_constraints_on_bones_of_no_chain_are_shown(scene):
+    """Symmetrize copies the chain's constraints onto the new bones, which then follow the first
+    leg: the panel names them until a chain is added on them (docs/design.md, "The native
+    network")."""
+    obj = _leg()
+    _copy_in_edit_mode(obj, "symmetrize")
+    copies = package().chain.adopt.copies
+    assert copies(obj) == {"shin.L": ["thigh.R", "shin.R"]}
+    add_chain_with_operator(obj, "shin.R")
+    assert copies(obj) == {}
