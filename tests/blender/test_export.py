@@ -175,7 +175,8 @@ def import_armature(kind: str, path):
         animation = armature.animation_data
         actions = bpy.data.actions
         animation.action = actions.get("Rig|Rig|RigAction") or actions["Rig|Scene"]
-        animation.action_slot = animation.action.slots[0]
+        if hasattr(animation.action, "slots"):  # 4.4+: layered actions
+            animation.action_slot = animation.action.slots[0]
     bpy.context.scene.frame_set(FRAMES[0])
     return armature
 
@@ -321,8 +322,9 @@ def test_parentless_upper_bone_adds_no_root_joints(tmp_path, case, kind, options
 def bake_action(obj, clear_constraints: bool) -> None:
     """Pose ▸ Animation ▸ Bake Action: visual keying, every bone, frames 1-5."""
     set_mode(obj, "POSE")
+    select_bone = package().chain.chains.select_bone  # PoseBone.select on 5.0, Bone.select on 4.x
     for pose_bone in obj.pose.bones:
-        pose_bone.select = True
+        select_bone(obj, pose_bone.name, True)
     with bpy.context.temp_override(active_object=obj, object=obj):
         result = bpy.ops.nla.bake(
             frame_start=FRAMES[0],
@@ -365,7 +367,7 @@ def test_bake_action_on_the_deform_bones_then_chains_off_plays_the_pose():
     before = played(obj)
     set_mode(obj, "POSE")
     for pose_bone in obj.pose.bones:
-        pose_bone.select = pose_bone.name in DEFORM
+        package().chain.chains.select_bone(obj, pose_bone.name, pose_bone.name in DEFORM)
     with bpy.context.temp_override(active_object=obj, object=obj):
         result = bpy.ops.nla.bake(
             frame_start=FRAMES[0],
