@@ -11,6 +11,7 @@ and IK bones.
 from __future__ import annotations
 
 import math
+import sys
 
 import addon_utils
 import bpy
@@ -104,10 +105,22 @@ def test_update_mechanism_puts_the_chain_last_again(scene):
     assert chain.state == "OK", chain.status
 
 
+def _script_classes() -> set:
+    """Registered classes defined by a text block run as a script (module ``builtins``)."""
+    found = (getattr(bpy.types, name) for name in dir(bpy.types))
+    return {cls for cls in found if isinstance(cls, type) and cls.__module__ == "builtins"}
+
+
 @pytest.fixture
 def rigify_rig(scene):
-    """A rig generated from Rigify's Human metarig (Rigify ships with Blender), in Pose Mode."""
+    """A rig generated from Rigify's Human metarig (Rigify ships with Blender), in Pose Mode.
+
+    Generating runs the rig's UI script, which registers classes of its own: they are unregistered
+    afterwards, and Rigify disabled and unloaded, as their callbacks would keep ``bpy`` alive past
+    Python's shutdown and make the 4.2 and 4.5 modules crash or hang at exit
+    (docs/blender-4.2-exit-crash.md)."""
     addon_utils.enable("rigify", default_set=True, handle_error=None)
+    before = _script_classes()
     bpy.ops.object.armature_human_metarig_add()
     metarig = bpy.context.view_layer.objects.active
     # No context override: Rigify makes the new rig the active object and checks it is.
@@ -116,7 +129,16 @@ def rigify_rig(scene):
     bpy.data.objects.remove(metarig)
     set_mode(rig, "POSE")
     bpy.context.view_layer.update()
-    return rig
+    yield rig
+    for cls in _script_classes() - before:
+        bpy.utils.unregister_class(cls)
+    # 4.2 keeps unregistered PropertyGroup classes, which keep their callbacks' module globals and
+    # so bpy: Rigify's modules are emptied once it is disabled (the doc above).
+    addon_utils.disable("rigify", default_set=True)
+    for name, module in list(sys.modules.items()):
+        if name == "rigify" or name.startswith("rigify."):
+            vars(module).clear()
+            del sys.modules[name]
 
 
 def test_chains_on_rigify_org_bones_reach_their_targets(rigify_rig):
