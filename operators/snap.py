@@ -28,6 +28,8 @@ class _SnapOperator(ChainOperator):
             return {"CANCELLED"}
         for struct, paths in self.moved(obj, chain):
             autokey(context, struct, paths)
+        if context.scene.tool_settings.use_keyframe_insert_auto:
+            self.key_always(obj, chain)
         caveat = self.caveat(chain)
         self.report({"WARNING"} if caveat else {"INFO"}, self.done.format(chain=chain.name) + caveat)
         return {"FINISHED"}
@@ -36,6 +38,10 @@ class _SnapOperator(ChainOperator):
     def caveat(chain) -> str:
         """What the snap could not match, said with its report ('' when nothing)."""
         return ""
+
+    @staticmethod
+    def key_always(obj, chain) -> None:
+        """With Auto Keying, what is keyed even where Only Insert Available would skip it."""
 
 
 # mypy infers the mixin's bl_options as set[str], not the flag literals Operator declares.
@@ -64,10 +70,14 @@ switching to IK changes nothing"""
             moved = controlled(chain, role)
             if moved is not None:
                 yield moved, paths
-        # The rolls are the solved bones' rotations: keyed with the controls, they play with them.
+
+    @staticmethod
+    def key_always(obj, chain) -> None:
+        # The rolls are the solved bones' rotations, keyed on every snap (Only Insert Available
+        # would skip a first key): a frame snapped later must not change an earlier one's pose.
         names = parts(chain.upper_bone, chain.lower_bone)
-        for name in (names.upper, names.lower):
-            yield obj.pose.bones[name], ["rotation"]
+        obj.pose.bones[names.upper].keyframe_insert("rotation_axis_angle", group=chain.name)
+        obj.pose.bones[names.lower].keyframe_insert("rotation_quaternion", group=chain.name)
 
 
 class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):  # type: ignore[misc]

@@ -69,6 +69,18 @@ def _bones(suffix: str = "") -> list[str]:
     return [f"thigh{suffix}", f"shin{suffix}", f"foot{suffix}"]
 
 
+@pytest.fixture
+def auto_keying(scene):
+    """Auto Keying on, keying every channel it is given (5.2's default Only Insert Available would
+    skip the controls' first keys)."""
+    edit = bpy.context.preferences.edit
+    available = edit.use_keyframe_insert_available
+    edit.use_keyframe_insert_available = False
+    scene.tool_settings.use_keyframe_insert_auto = True
+    yield scene
+    edit.use_keyframe_insert_available = available
+
+
 def _snap(obj, operator) -> None:
     chain = obj.two_bone_ik.chains[obj.two_bone_ik.active_chain_index]
     pose_bone = obj.pose.bones[chain.lower_bone]
@@ -126,13 +138,13 @@ def test_add_with_mirror_keeps_both_legs(scene):
     _assert_same_pose(before, _world(obj, _bones(".L") + _bones(".R")))
 
 
-def test_snapped_rolls_are_keyed_with_auto_keying_and_play(scene):
+def test_snapped_rolls_are_keyed_with_auto_keying_and_play(auto_keying):
     """Snap IK to FK on two frames with Auto Keying: the rolls are keyed with the target and pole,
     so playing the shot gives each frame's FK orientations."""
+    scene = auto_keying
     obj = _rig(0.3)
     add_chain_with_operator(obj, "shin")
     chain = obj.two_bone_ik.chains[0]
-    scene.tool_settings.use_keyframe_insert_auto = True
     wanted = {}
     for frame, (thigh, shin) in zip((1, 10), POSES[:2], strict=True):
         scene.frame_set(frame)
@@ -165,14 +177,14 @@ def test_rolls_survive_update_mechanism(scene):
 
 
 @pytest.mark.parametrize(("first", "second"), [(0.2, -0.2), (3.0, 3.3)], ids=["across-zero", "across-pi"])
-def test_snapped_rolls_interpolate_the_short_way(scene, first, second):
+def test_snapped_rolls_interpolate_the_short_way(auto_keying, first, second):
     """Rolls keyed by Snap on two frames, on either side of half a turn, play between the keys
     within a small angle of the FK pose (the interpolation of IK against FK), never a turn around:
     each Snap takes the roll nearest the one already keyed."""
+    scene = auto_keying
     obj = _rig(0.0)
     add_chain_with_operator(obj, "shin")
     chain = obj.two_bone_ik.chains[0]
-    scene.tool_settings.use_keyframe_insert_auto = True
     for frame, twist in ((1, first), (11, second)):
         scene.frame_set(frame)
         chain.enabled = False
