@@ -40,6 +40,27 @@ def _sync(self, context) -> None:
         obj.update_tag()
 
 
+# Where a chain's constraints go among the chain bones' other constraints (the chain property and
+# Add's option).
+STACK_POSITION = "Where the chain's constraints go in the stacks of bones that carry other constraints"
+STACK_POSITIONS = (
+    (
+        "LAST",
+        "Last",
+        "After the bones' other constraints, as a constraint added in Blender goes: the chain's "
+        "pose comes out, and the others have no effect while the chain is on",
+        0,
+    ),
+    (
+        "FIRST",
+        "First",
+        "Before the bones' other constraints: they act on the chain's pose, and the end may "
+        "miss the target (the status says by how much)",
+        1,
+    ),
+)
+
+
 class TwoBoneIKChain(bpy.types.PropertyGroup):
     """One two-bone chain: its bones, target, pole and the outputs of its last solve."""
 
@@ -146,23 +167,8 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
     )
     stack_position: EnumProperty(
         name="Constraint Position",
-        description="Where the chain's constraints go in the stacks of bones that carry other constraints",
-        items=(
-            (
-                "LAST",
-                "Last",
-                "After the bones' other constraints, as a constraint added in Blender goes: the chain's "
-                "pose comes out, and the others have no effect while the chain is on",
-                0,
-            ),
-            (
-                "FIRST",
-                "First",
-                "Before the bones' other constraints: they act on the chain's pose, and the end may "
-                "miss the target (the status says by how much)",
-                1,
-            ),
-        ),
+        description=STACK_POSITION,
+        items=STACK_POSITIONS,
         default="LAST",
         update=_sync,
         override=OVERRIDABLE,

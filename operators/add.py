@@ -12,6 +12,7 @@ from ..chain.chains import (
     lower_bone_names,
     mirrored_names,
 )
+from ..chain.properties import STACK_POSITION, STACK_POSITIONS
 
 
 def _lower_bones(context) -> list[str]:
@@ -41,13 +42,7 @@ target and pole empties placed so the pose does not move"""
         default=True,
     )
     stack_position: EnumProperty(
-        name="Constraint Position",
-        description="Where the chain's constraints go on bones that carry other constraints",
-        items=(
-            ("LAST", "Last", "After the bones' other constraints: the chain's pose comes out", 0),
-            ("FIRST", "First", "Before the bones' other constraints: they act on the chain's pose", 1),
-        ),
-        default="LAST",
+        name="Constraint Position", description=STACK_POSITION, items=STACK_POSITIONS, default="LAST"
     )
 
     @classmethod

@@ -337,17 +337,18 @@ def test_parentless_upper_bone_adds_no_root_joints(tmp_path, case, kind, options
 # --- Blender's own Bake Action ---------------------------------------------------------------------
 
 
-def bake_action(obj, clear_constraints: bool) -> None:
-    """Pose ▸ Animation ▸ Bake Action: visual keying, every bone, frames 1-5."""
+def bake_action(obj, clear_constraints: bool, bones=None) -> None:
+    """Pose ▸ Animation ▸ Bake Action: visual keying, frames 1-5, every bone or only ``bones``
+    (selected, Only Selected)."""
     set_mode(obj, "POSE")
     select_bone = package().chain.chains.select_bone  # PoseBone.select on 5.0, Bone.select on 4.x
     for pose_bone in obj.pose.bones:
-        select_bone(obj, pose_bone.name, True)
+        select_bone(obj, pose_bone.name, bones is None or pose_bone.name in bones)
     with bpy.context.temp_override(active_object=obj, object=obj):
         result = bpy.ops.nla.bake(
             frame_start=FRAMES[0],
             frame_end=FRAMES[-1],
-            only_selected=False,
+            only_selected=bones is not None,
             visual_keying=True,
             clear_constraints=clear_constraints,
             bake_types={"POSE"},
@@ -383,20 +384,7 @@ def test_bake_action_on_the_deform_bones_then_chains_off_plays_the_pose():
     disabled afterwards the keys alone play the pose."""
     obj = build_rig()
     before = played(obj)
-    set_mode(obj, "POSE")
-    for pose_bone in obj.pose.bones:
-        package().chain.chains.select_bone(obj, pose_bone.name, pose_bone.name in DEFORM)
-    with bpy.context.temp_override(active_object=obj, object=obj):
-        result = bpy.ops.nla.bake(
-            frame_start=FRAMES[0],
-            frame_end=FRAMES[-1],
-            only_selected=True,
-            visual_keying=True,
-            clear_constraints=False,
-            bake_types={"POSE"},
-        )
-    assert result == {"FINISHED"}
-    set_mode(obj, "OBJECT")
+    bake_action(obj, clear_constraints=False, bones=DEFORM)
     assert keyed_bones(obj) == DEFORM
     obj.two_bone_ik.chains[0].enabled = False
     assert not obj.two_bone_ik.chains[0].enabled
