@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Bulk benchmark: Update Mechanism and Remove on N chains in one armature, in real Blender (the bpy
-module), to show how the operators scale with the number of chains.
+"""Bulk benchmark: Update Mechanism, Add and Remove on an armature with N chains, in real Blender
+(the bpy module), to show how the operators scale with the number of chains.
 
-For each N a fresh armature gets N legs (thigh and shin), N chains added through
-``obj.two_bone_ik.chains`` (as a script does), then one Update Mechanism (one Edit Mode session
-for all of them), then Remove with All Chains (``pose.two_bone_ik_remove(all_chains=True)``, one
-pass and one Edit Mode session). Printed:
-seconds in all and milliseconds per chain. The goal the project reports against: 10,000 chains
-within 10 s each for Update Mechanism and Remove.
+For each N a fresh armature in Pose Mode (where the panel's operators run) gets N + 1 legs (thigh
+and shin) and N chains added through ``obj.two_bone_ik.chains`` (as a script does); then one
+Update Mechanism builds them all (one Edit Mode session), one Add puts a chain on the last leg
+(what the rigger's Add does, with the armature holding N chains), and Remove with All Chains
+(``pose.two_bone_ik_remove(all_chains=True)``, one pass and one Edit Mode session) takes them all
+away. Printed: seconds, and milliseconds per chain for Update Mechanism and Remove. Also printed:
+Blender's own floor, the time to add and to delete that many bones (ten a chain) in Edit Mode with
+nothing else. The goal the project reports against: 10,000 chains within 10 s each for Update
+Mechanism and Remove.
 
-Writes bench/results/bulk.json. Run: ``.venv/bin/python bench/bulk.py [--sizes 100 300 1000]``
-(after ``bash tools/test.sh`` made the venv).
+Writes bench/results/bulk.json. Run: ``.venv/bin/python bench/bulk.py [--sizes 100 1000 3000]``
+(after ``bash tools/test.sh`` made the venv; 10000 takes minutes).
 """
 
 from __future__ import annotations
@@ -31,9 +34,10 @@ os.environ.setdefault("XDG_CACHE_HOME", os.path.join(os.environ["BLENDER_USER_RE
 import bpy  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests" / "blender"))
-from blender_rig import enable_extension, make_armature, make_empty  # noqa: E402
+from blender_rig import enable_extension, make_armature, make_empty, package, set_mode  # noqa: E402
 
-SIZES = (100, 300, 1000)
+SIZES = (100, 300, 1000, 3000)
+BONES_PER_CHAIN = 10
 GOAL_CHAINS, GOAL_SECONDS = 10_000, 10.0
 
 
@@ -41,7 +45,7 @@ def rig(count: int):
     """Armature "Rig" with ``count`` legs and a chain on each (not built yet)."""
     bpy.ops.wm.read_homefile(use_empty=True)
     bones = []
-    for index in range(count):
+    for index in range(count + 1):
         x, y = (index % 100) * 0.5, (index // 100) * 0.5
         bones += [
             (f"thigh{index}", (x, y, 1.0), (x, y + 0.05, 0.5), None, False),
@@ -55,7 +59,40 @@ def rig(count: int):
         chain.upper_bone, chain.lower_bone = f"thigh{index}", f"shin{index}"
         chain.target, chain.pole = target, pole
     bpy.context.view_layer.objects.active = obj
+    set_mode(obj, "POSE")
     return obj
+
+
+def timed_add(obj, count: int) -> float:
+    """Seconds for Add's work on the leg after the ``count`` chained ones."""
+    start = time.perf_counter()
+    package().chain.chains.add_chain(bpy.context, obj, f"shin{count}")
+    return time.perf_counter() - start
+
+
+def blender_floor(count: int) -> tuple[float, float]:
+    """Seconds Blender takes to add, then to delete, ``BONES_PER_CHAIN x count`` bones in an
+    armature of ``2 x count`` bones, one Edit Mode session each and nothing else."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    obj = make_armature(
+        "Floor", [(f"b{index}", (0, 0, 0), (0, 1, 0), None, False) for index in range(2 * count)]
+    )
+    bpy.context.view_layer.objects.active = obj
+    names = [f"MCH-{index}" for index in range(BONES_PER_CHAIN * count)]
+    start = time.perf_counter()
+    set_mode(obj, "EDIT")
+    for name in names:
+        obj.data.edit_bones.new(name).tail = (0.0, 1.0, 0.0)
+    set_mode(obj, "OBJECT")
+    added = time.perf_counter() - start
+    start = time.perf_counter()
+    set_mode(obj, "EDIT")
+    bones = obj.data.edit_bones
+    by_name = {bone.name: bone for bone in bones}
+    for name in names:
+        bones.remove(by_name[name])
+    set_mode(obj, "OBJECT")
+    return added, time.perf_counter() - start
 
 
 def timed(operator, obj, **options) -> float:
@@ -72,17 +109,31 @@ def main() -> None:
     arguments = parser.parse_args()
     enable_extension(REPO)
     rows = []
-    print(f"{'chains':>8} {'update s':>10} {'ms/chain':>9} {'remove s':>10} {'ms/chain':>9}")
+    header = ("chains", "update s", "ms/chain", "add s", "remove s", "ms/chain", "floor add s", "floor del s")
+    print(" ".join(f"{name:>11}" for name in header))
     for count in arguments.sizes:
         obj = rig(count)
         update = timed(bpy.ops.pose.two_bone_ik_update_mechanism, obj)
+        add = timed_add(obj, count)
         remove = timed(bpy.ops.pose.two_bone_ik_remove, obj, all_chains=True)
         assert not len(obj.two_bone_ik.chains)
-        rows.append({"chains": count, "update_mechanism_s": update, "remove_all_s": remove})
-        per_update, per_remove = 1e3 * update / count, 1e3 * remove / count
-        print(f"{count:>8} {update:>10.2f} {per_update:>9.2f} {remove:>10.2f} {per_remove:>9.2f}")
+        floor_add, floor_remove = blender_floor(count)
+        rows.append(
+            {
+                "chains": count,
+                "update_mechanism_s": update,
+                "add_one_s": add,
+                "remove_all_s": remove,
+                "blender_add_bones_s": floor_add,
+                "blender_delete_bones_s": floor_remove,
+            }
+        )
+        numbers = (update, 1e3 * update / count, add, remove, 1e3 * remove / count, floor_add, floor_remove)
+        print(f"{count:>11}", " ".join(f"{number:>11.2f}" for number in numbers), flush=True)
     result = {
-        "what": "seconds for one Update Mechanism of N chains in one armature, and for removing them all",
+        "what": "seconds for one Update Mechanism of N chains in one armature, one Add with N chains "
+        "there, removing them all (N + 1), and Blender's own Edit Mode time to add and delete ten "
+        "bones a chain",
         "blender": bpy.app.version_string,
         "python": platform.python_version(),
         "goal": {"chains": GOAL_CHAINS, "seconds": GOAL_SECONDS},

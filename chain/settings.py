@@ -26,12 +26,22 @@ def _stored(chain):
     return chain
 
 
+def _named_root(chain):
+    """The pose bone named as the chain's root bone, whichever chain's it is (None when absent)."""
+    obj = chain.id_data
+    return (
+        None
+        if obj.pose is None
+        else obj.pose.bones.get(network.parts(chain.upper_bone, chain.lower_bone).root)
+    )
+
+
 def root_bone(chain):
     """The pose bone holding the chain's settings, or None when the network is not built."""
-    obj = chain.id_data
-    if obj.pose is None or network.sharing(obj, chain):
+    bone = _named_root(chain)
+    if bone is None or network.sharing(chain.id_data, chain):
         return None  # a chain on an earlier chain's bones has no network of its own
-    return obj.pose.bones.get(network.parts(chain.upper_bone, chain.lower_bone).root)
+    return bone
 
 
 def path(chain, name: str) -> tuple[object, str]:
@@ -49,7 +59,11 @@ def _value(chain, bone, name: str) -> float:
 
 
 def value(chain, name: str) -> float:
-    return _value(chain, root_bone(chain), name)
+    bone = _named_root(chain)
+    # (Whose root it is matters only when it holds the setting: finding that walks the chains.)
+    if bone is not None and name in bone and network.sharing(chain.id_data, chain):
+        bone = None
+    return _value(chain, bone, name)
 
 
 def values(chain) -> dict[str, float]:

@@ -56,6 +56,7 @@ from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
 from . import rolls
 from .edit import MechanismError, can_add_bones, edit_bones
+from .templates import Templates
 
 PREFIX = "MCH-IK-"
 COLLECTION = "Two-Bone IK Mechanism"
@@ -169,11 +170,9 @@ def _collection(armature):
 
 
 def _new_bone(bones, collection, name: str, matrix: Matrix, length: float, parent=None):
-    """Replace (or make) edit bone ``name`` with rest ``matrix`` and ``length``, non-deforming."""
-    old = bones.get(name)
-    if old is not None:
-        bones.remove(old)
-    bone = bones.new(name)
+    """Replace (or make) edit bone ``name`` with rest ``matrix`` and ``length``, non-deforming.
+    ``bones``: :class:`_EditBones`."""
+    bone = bones.replace(name)
     bone.tail = (0.0, 1.0, 0.0)  # a bone needs a length before its matrix can be set
     bone.matrix = matrix
     bone.length = length
@@ -183,7 +182,28 @@ def _new_bone(bones, collection, name: str, matrix: Matrix, length: float, paren
     return bone
 
 
-def _edit_chain(bones, collection, chain, names: Parts) -> RestShape:
+class _EditBones:
+    """An armature's edit bones by name: ``edit_bones.get`` walks the whole list (Blender keeps
+    no index of edit bones), so a build looks them up here."""
+
+    def __init__(self, edit_bones):
+        self._bones = edit_bones
+        self._by_name = {bone.name: bone for bone in edit_bones}
+
+    def __getitem__(self, name: str):
+        return self._by_name[name]
+
+    def replace(self, name: str):
+        """A new edit bone ``name``, in place of the one of that name if there is one."""
+        old = self._by_name.pop(name, None)
+        if old is not None:
+            self._bones.remove(old)
+        bone = self._bones.new(name)
+        self._by_name[bone.name] = bone
+        return bone
+
+
+def _edit_chain(bones: _EditBones, collection, chain, names: Parts) -> RestShape:
     """Make one chain's network bones (Edit Mode); returns the chain's rest shape."""
     upper, lower = bones[chain.upper_bone], bones[chain.lower_bone]
     shape = rest_shape(upper, lower)
@@ -222,15 +242,6 @@ def lower_space(lower) -> str:
     return "LOCAL" if default else "WORLD"
 
 
-def _constraint(pose_bone, kind: str, name: str, target, subtarget: str = "", space: str = "WORLD"):
-    constraint = pose_bone.constraints.new(kind)
-    constraint.name = name
-    constraint.target, constraint.subtarget = target, subtarget
-    constraint.owner_space = constraint.target_space = space
-    constraint.show_expanded = False
-    return constraint
-
-
 def _source(constraint, chain, which: str) -> None:
     """Aim ``constraint`` at the chain's target or pole (a bone's Head/Tail point), or at nothing.
     The subtarget is cleared for an object: on a mesh it would name a vertex group."""
@@ -240,16 +251,6 @@ def _source(constraint, chain, which: str) -> None:
     constraint.subtarget = getattr(chain, f"{which}_bone") if bone else ""
     if hasattr(constraint, "head_tail"):  # Copy Location has it; Copy Rotation (End Rotation) not
         constraint.head_tail = getattr(chain, f"{which}_head_tail") if bone else 0.0
-
-
-def _driver(owner, path: str, index: int, expression: str):
-    fcurve = owner.driver_add(path, index) if index >= 0 else owner.driver_add(path)
-    driver = fcurve.driver
-    driver.type = "SCRIPTED"
-    for variable in list(driver.variables):
-        driver.variables.remove(variable)
-    driver.expression = expression
-    return driver
 
 
 def _property(driver, name: str, obj, path: str) -> None:
@@ -291,6 +292,12 @@ def bone_path(name: str) -> str:
     return f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
 
 
+def influence_path(bone: str, constraint: str) -> str:
+    """The data path (from the armature object) of the influence of constraint ``constraint`` on
+    pose bone ``bone``."""
+    return f'{bone_path(bone)}.constraints["{bpy.utils.escape_identifier(constraint)}"].influence'
+
+
 def setting_path(root: str, setting: str) -> str:
     """The data path of one of the chain's :data:`SETTINGS` on its root bone ``root``."""
     return f'{bone_path(root)}["{setting}"]'
@@ -299,7 +306,8 @@ def setting_path(root: str, setting: str) -> str:
 def _settings(obj, chain, names: Parts) -> None:
     root = obj.pose.bones[names.root]
     for name, default, low, high in SETTINGS:
-        value = float(getattr(chain, name, default))
+        # A rebuilt root keeps its pose channel, and with it the values (and their keys).
+        value = float(root[name] if name in root else getattr(chain, name, default))
         ui_default: float | bool = default
         if name == "enabled":
             # A boolean: a checkbox, keyed with constant interpolation, as a constraint's switch.
@@ -315,13 +323,14 @@ def _settings(obj, chain, names: Parts) -> None:
         root.property_overridable_library_set(f'["{name}"]', True)
 
 
-def _influence(obj, constraint, names: Parts) -> None:
-    driver = _driver(constraint, "influence", -1, "influence*enabled")
+def _influence(made: Templates, obj, bone: str, constraint: str, names: Parts) -> None:
+    """Drive the influence of constraint ``constraint`` on ``bone`` by the chain's settings."""
+    driver = made.driver(obj, influence_path(bone, constraint), -1, "influence*enabled")
     for name in ("influence", "enabled"):
         _property(driver, name, obj, setting_path(names.root, name))
 
 
-def _pose(obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float]) -> None:
+def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float]) -> None:
     """Pose Mode part of :func:`build`: constraints, drivers and settings on the new bones, and the
     chain's rolls ``kept`` (upper, lower: :func:`.rolls.set_rolls`)."""
     bones = obj.pose.bones
@@ -332,29 +341,36 @@ def _pose(obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float])
     _settings(obj, chain, names)
     reach = shape.upper_length + shape.lower_length
 
-    _source(_constraint(bones[names.target], "COPY_LOCATION", "Target", None), chain, "target")
+    target = made.template("COPY_LOCATION", "Target", None)
+    _source(target, chain, "target")
+    made.copy(bones[names.target], target)
 
     aim = bones[names.aim]
     aim.rotation_mode = "QUATERNION"
     aim.rotation_quaternion = AIM_ROTATION
     # Pose space for both: under a non-uniform armature scale a world-space aim shears the frame.
-    track = _constraint(aim, "DAMPED_TRACK", "Aim", obj, names.target, "POSE")
-    _distance(_driver(track, "influence", -1, expressions.aim_influence(reach, SOLVER_TOLERANCE)), obj, names)
+    made.constraint(aim, "DAMPED_TRACK", "Aim", obj, names.target, "POSE")
+    expression = expressions.aim_influence(reach, SOLVER_TOLERANCE)
+    _distance(made.driver(obj, influence_path(names.aim, "Aim"), -1, expression), obj, names)
     pole = bones[names.pole]
     # The hint first, the pole over it: a deleted pole leaves the hint (the rest bend), with no
     # Python to notice it.
-    _constraint(pole, "COPY_LOCATION", "Hint", obj, names.hint)
-    _source(_constraint(pole, "COPY_LOCATION", "Pole", None), chain, "pole")
+    made.constraint(pole, "COPY_LOCATION", "Hint", obj, names.hint)
+    pole_template = made.template("COPY_LOCATION", "Pole", None)
+    _source(pole_template, chain, "pole")
+    made.copy(pole, pole_template)
     # The eased distance places the end probe along forward: the upper angle reads it, the solved
     # lower bone aims at it.
-    end = bones[names.end]
-    distance = _driver(end, "location", 1, expressions.soft_distance(shape.upper_length, shape.lower_length))
+    expression = expressions.soft_distance(shape.upper_length, shape.lower_length)
+    distance = made.driver(obj, f"{bone_path(names.end)}.location", 1, expression)
     _distance(distance, obj, names)
     _property(distance, "k", obj, setting_path(names.root, "softness"))
 
     roll = bones[names.roll]
     roll.rotation_mode = "XYZ"
-    turn = _driver(roll, "rotation_euler", 1, expressions.roll(reach, SOLVER_TOLERANCE))
+    turn = made.driver(
+        obj, f"{bone_path(names.roll)}.rotation_euler", 1, expressions.roll(reach, SOLVER_TOLERANCE)
+    )
     for letter in "XYZ":
         _location(turn, letter.lower(), obj, names.pole, letter)
     aim_path = bone_path(names.aim)
@@ -371,14 +387,14 @@ def _pose(obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float])
     hinge = bones[names.hinge]
     hinge.rotation_mode = "XYZ"
     expression = expressions.upper_angle(shape.upper_length, shape.lower_length, SOLVER_TOLERANCE)
-    angle = _driver(hinge, "rotation_euler", 0, expression)
+    angle = made.driver(obj, f"{bone_path(names.hinge)}.rotation_euler", 0, expression)
     _property(angle, "d", obj, f"{bone_path(names.end)}.location[1]")
     # The knee: the solved lower bone turns about the bend normal onto the end probe (a Damped
     # Track from a start a quarter turn bent, so it never turns half a turn, where its axis is
     # undefined); its own rotation holds the start and the rolls (network/rolls.py).
     bones[names.upper].rotation_mode = "AXIS_ANGLE"
     bones[names.lower].rotation_mode = "QUATERNION"
-    _constraint(bones[names.lower], "DAMPED_TRACK", "Bend", obj, names.end, "POSE")
+    made.constraint(bones[names.lower], "DAMPED_TRACK", "Bend", obj, names.end, "POSE")
     rolls.set_rolls(obj, names, *kept)
 
     # The upper bone copies in world space (its solved bone has another parent; for a uniformly
@@ -388,9 +404,9 @@ def _pose(obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float])
         (chain.lower_bone, names.lower, lower_space(obj.data.bones[chain.lower_bone])),
     ):
         _remove_constraint(bones[bone_name], CONSTRAINT)
-        copy = _constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
-        _influence(obj, copy, names)
-    sync(obj, chain)
+        made.constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
+        _influence(made, obj, bone_name, CONSTRAINT, names)
+    _sync(made, obj, chain, names)
 
 
 def place(obj, chain) -> None:
@@ -468,13 +484,13 @@ def _network_drivers(names: Parts) -> set[tuple[str, int]]:
     }
 
 
-def _clear_foreign(obj, names: Parts) -> None:
-    """Remove keys and drivers on the network's bones that are not the chain's own data (the
-    rebuild makes its drivers anew); constraints go with the rebuilt bones."""
-    kept = _kept_paths(names)
-    prefixes = tuple(bone_path(name) for name in names)
+def _clear_foreign(obj, chains_names: list[Parts]) -> None:
+    """Remove keys and drivers on the networks' bones that are not the chains' own data (the
+    rebuild makes its drivers anew), in one pass; constraints go with the rebuilt bones."""
+    kept = {path for names in chains_names for path in _kept_paths(names)}
+    paths = {bone_path(name) for names in chains_names for name in names}
     for fcurves in animation_fcurves(obj):
-        for fcurve in [f for f in fcurves if f.data_path.startswith(prefixes) and f.data_path not in kept]:
+        for fcurve in [f for f in fcurves if _bone_prefix(f.data_path) in paths and f.data_path not in kept]:
             fcurves.remove(fcurve)
 
 
@@ -482,37 +498,57 @@ def _clear_foreign(obj, names: Parts) -> None:
 MAX_NAME_BYTES = 63
 
 
-def sharing(obj, chain) -> str:
+def first_users(obj) -> dict[str, tuple[int, str]]:
+    """Each bone used by a chain of ``obj`` -> (``as_pointer()``, name) of the first chain in the
+    list using it: that chain owns the bone (:func:`sharing`)."""
+    users: dict[str, tuple[int, str]] = {}
+    for chain in obj.two_bone_ik.chains:
+        for bone in (chain.upper_bone, chain.lower_bone):
+            users.setdefault(bone, (chain.as_pointer(), chain.name))
+    return users
+
+
+def sharing(obj, chain, users: dict[str, tuple[int, str]] | None = None) -> str:
     """The name of an earlier chain of ``obj`` using one of ``chain``'s bones ('' when none): the
     first chain in the list owns a bone, since two networks cannot drive one bone, and their bone
-    names would clash."""
+    names would clash. ``users``: :func:`first_users` of ``obj``, when a caller asks for many."""
+    users = first_users(obj) if users is None else users
     pointer = chain.as_pointer() if hasattr(chain, "as_pointer") else None
-    bones = {chain.upper_bone, chain.lower_bone}
-    for other in obj.two_bone_ik.chains:
-        if other.as_pointer() == pointer:
-            return ""
-        if bones & {other.upper_bone, other.lower_bone}:
-            return other.name
+    for bone in (chain.upper_bone, chain.lower_bone):
+        first = users.get(bone)
+        if first is not None and first[0] != pointer:
+            return first[1]
     return ""
 
 
-def check_bones(obj, chain) -> None:
+def _network_owners(obj) -> dict[str, list]:
+    """Each network bone name of ``obj``'s chains -> the chains whose network has it."""
+    owners: dict[str, list] = {}
+    for chain in obj.two_bone_ik.chains:
+        for name in parts(chain.upper_bone, chain.lower_bone):
+            owners.setdefault(name, []).append(chain)
+    return owners
+
+
+def check_bones(obj, chain, owners: dict[str, list] | None = None) -> None:
     """ValueError naming the bone when the chain's bones are missing, not parent and child, or
-    named too long for the network's bone names (Blender would cut them)."""
+    named too long for the network's bone names (Blender would cut them), or when another chain's
+    network has a bone name this chain's needs. ``owners``: :func:`_network_owners` of ``obj``."""
     bones = obj.data.bones
     for name in (chain.upper_bone, chain.lower_bone):
         if not name or bones.get(name) is None:
             raise ValueError(f"bone {name!r} not found in {obj.name!r}")
     if bones[chain.lower_bone].parent != bones[chain.upper_bone]:
         raise ValueError(f"bone {chain.lower_bone!r} is not a child of {chain.upper_bone!r}")
-    mine = set(parts(chain.upper_bone, chain.lower_bone))
-    for other in obj.two_bone_ik.chains:
-        # (A chain sharing a bone with this one is the sharing rule's, not a name clash.)
-        if not {other.upper_bone, other.lower_bone} & {chain.upper_bone, chain.lower_bone}:
-            clash = mine & set(parts(other.upper_bone, other.lower_bone))
-            if clash:
+    owners = _network_owners(obj) if owners is None else owners
+    mine = parts(chain.upper_bone, chain.lower_bone)
+    chain_bones = {chain.upper_bone, chain.lower_bone}
+    for name in sorted(set(mine)):
+        for other in owners.get(name, ()):
+            # (A chain sharing a bone with this one is the sharing rule's, not a name clash.)
+            if not {other.upper_bone, other.lower_bone} & chain_bones:
                 raise ValueError(
-                    f"the network bone {sorted(clash)[0]!r} of chain {other.name!r} has the name this "
+                    f"the network bone {name!r} of chain {other.name!r} has the name this "
                     f"chain's network needs: rename bone {chain.lower_bone!r} or {chain.upper_bone!r}"
                 )
     longest = max(mine, key=lambda name: len(name.encode()))
@@ -539,24 +575,25 @@ def build(obj, chains) -> list[Parts]:
     (library data, Edit Mode refused) and ValueError naming the bone when a chain's bones are
     missing or not parent and child; nothing is changed then.
     """
-    chains = [chain for chain in chains if not sharing(obj, chain)]
+    users, owners = first_users(obj), _network_owners(obj)
+    chains = [chain for chain in chains if not sharing(obj, chain, users)]
     for chain in chains:
-        check_bones(obj, chain)
+        check_bones(obj, chain, owners)
     reason = can_add_bones(obj)
     if reason:
         raise MechanismError(reason)
     # Read every setting before Edit Mode: leaving it may free Python references to the chains.
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
-    for name in names:
-        _clear_foreign(obj, name)
-    with edit_bones(obj) as bones:
-        collection = _collection(obj.data)
+    _clear_foreign(obj, names)
+    with edit_bones(obj) as edit:
+        collection, bones = _collection(obj.data), _EditBones(edit)
         shapes = [
             _edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
         ]
-    for chain, name, shape, chain_rolls in zip(chains, names, shapes, kept, strict=True):
-        _pose(obj, _fresh(obj, chain), name, shape, chain_rolls)
+    with Templates() as made:
+        for chain, name, shape, chain_rolls in zip(chains, names, shapes, kept, strict=True):
+            _pose(made, obj, _fresh(obj, chain), name, shape, chain_rolls)
     return names
 
 
@@ -595,6 +632,13 @@ def sync(obj, chain) -> None:
     bones = obj.pose.bones
     if sharing(obj, chain) or any(bones.get(name) is None for name in names):
         return
+    with Templates() as made:
+        _sync(made, obj, chain, names)
+
+
+def _sync(made: Templates, obj, chain, names: Parts) -> None:
+    """:func:`sync` of a chain with a whole network of its own."""
+    bones = obj.pose.bones
     _source(bones[names.target].constraints["Target"], chain, "target")
     _source(bones[names.pole].constraints["Pole"], chain, "pole")
     lower = obj.data.bones.get(chain.lower_bone)
@@ -603,38 +647,39 @@ def sync(obj, chain) -> None:
         if child.name != end:
             _remove_constraint(bones[child.name], END_CONSTRAINT)
     if end:
-        pose_bone = bones[end]
-        constraint = pose_bone.constraints.get(END_CONSTRAINT)
-        if constraint is None:
-            constraint = _constraint(pose_bone, "COPY_ROTATION", END_CONSTRAINT, None)
+        _remove_constraint(bones[end], END_CONSTRAINT)
+        constraint = made.template("COPY_ROTATION", END_CONSTRAINT, None)
         _source(constraint, chain, "target")
         constraint.mix_mode = "REPLACE"
-        _influence(obj, constraint, names)
+        made.copy(bones[end], constraint)
+        _influence(made, obj, end, END_CONSTRAINT, names)
     place(obj, chain)
 
 
-def _remove_driven_constraints(obj, roots: set[str]) -> None:
-    """Remove every constraint whose influence driver reads the Influence on one of the root bones
-    ``roots``, with its driver: found by the driver, it goes even from a chain bone that was
-    renamed, and a driver left on a deleted bone goes too."""
+def _driven_constraints(obj, roots: set[str]) -> tuple[set[str], set[tuple[str, str]]]:
+    """The influence drivers that read the Influence on one of the root bones ``roots`` (their
+    data paths), and the constraints they drive ((pose bone name, constraint name)): found by the
+    driver, so a chain bone that was renamed is found too, and a driver left on a deleted bone."""
     animation = obj.animation_data
     if animation is None:
-        return
+        return set(), set()
     influences = {setting_path(root, "influence") for root in roots}
-    for fcurve in list(animation.drivers):
-        if not fcurve.data_path.endswith(".influence") or ".constraints[" not in fcurve.data_path:
+    paths, constraints = set(), set()
+    for fcurve in animation.drivers:
+        path = fcurve.data_path
+        if not path.endswith(".influence") or ".constraints[" not in path:
             continue
-        paths = {target.data_path for variable in fcurve.driver.variables for target in variable.targets}
-        if not influences & paths:
+        if not influences & {
+            target.data_path for variable in fcurve.driver.variables for target in variable.targets
+        }:
             continue
+        paths.add(path)
         try:
-            pose_bone = obj.path_resolve(fcurve.data_path.rpartition(".constraints[")[0])
-            constraint = obj.path_resolve(fcurve.data_path.removesuffix(".influence"))
+            pose_bone = obj.path_resolve(_bone_prefix(path))
+            constraints.add((pose_bone.name, obj.path_resolve(path.removesuffix(".influence")).name))
         except ValueError:  # the bone is gone: only the driver is left
-            constraint = None
-        animation.drivers.remove(fcurve)
-        if constraint is not None:
-            pose_bone.constraints.remove(constraint)
+            pass
+    return paths, constraints
 
 
 def remove(obj, chains) -> None:
@@ -645,33 +690,70 @@ def remove(obj, chains) -> None:
     since objects sharing one armature share its bones), all in one pass and one Edit Mode
     session. The chain bones then show their own channels: the animator's pose, never written.
     A chain on an earlier chain's bones (:func:`sharing`) has no network of its own: skipped."""
-    chains = [chain for chain in chains if not sharing(obj, chain)]
+    users = first_users(obj)
+    chains = [chain for chain in chains if not sharing(obj, chain, users)]
     if not chains:
         return
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
-    _remove_driven_constraints(obj, {name.root for name in names})
-    bones = obj.pose.bones
+    influences, constraints = _driven_constraints(obj, {name.root for name in names})
     for chain in chains:
-        for bone_name in (chain.upper_bone, chain.lower_bone):
-            if bones.get(bone_name) is not None:
-                _remove_constraint(bones[bone_name], CONSTRAINT)
+        constraints |= {(bone, CONSTRAINT) for bone in (chain.upper_bone, chain.lower_bone)}
         lower = obj.data.bones.get(chain.lower_bone)
-        for child in lower.children if lower is not None else ():
-            _remove_constraint(bones[child.name], END_CONSTRAINT)
+        constraints |= {
+            (child.name, END_CONSTRAINT) for child in (lower.children if lower is not None else ())
+        }
     network = {name for chain_names in names for name in chain_names}
     paths = {bone_path(name) for name in network}
+    influences |= {influence_path(bone, name) for bone, name in constraints}
     for fcurves in animation_fcurves(obj):
-        for fcurve in [f for f in fcurves if _bone_prefix(f.data_path) in paths]:
+        doomed = [f for f in fcurves if _bone_prefix(f.data_path) in paths or f.data_path in influences]
+        for fcurve in doomed:
             fcurves.remove(fcurve)
+    # Blender tests every constraint left on the armature after each single removal: bones whose
+    # constraints are all the chains' are cleared in one call where it can (Pose Mode), and the
+    # rest go after the network's bones (not aimed at them meanwhile: a relation to a deleted bone
+    # is a depsgraph error).
+    left = _clear_whole_stacks(obj, constraints)
+    for bone_name, name in left:
+        obj.pose.bones[bone_name].constraints[name].target = None
     present = [name for name in network if obj.data.bones.get(name) is not None]
     shared = any(other.data == obj.data and other != obj for other in bpy.data.objects)
     if present and not shared and not can_add_bones(obj):
         with edit_bones(obj) as edit:
+            by_name = {bone.name: bone for bone in edit}  # edit_bones[name] walks the list
             for name in present:
-                edit.remove(edit[name])
+                edit.remove(by_name[name])
         collection = obj.data.collections_all.get(COLLECTION)
         if collection is not None and not len(collection.bones):  # the last chain's network went
             obj.data.collections.remove(collection)
+    bones = obj.pose.bones
+    for bone_name, name in sorted(left):
+        stack = bones[bone_name].constraints
+        stack.remove(stack[name])
+
+
+def _clear_whole_stacks(obj, constraints: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Of ``constraints`` ((pose bone name, constraint name)) of ``obj``, remove those of the bones
+    that have no others, in one call, when ``obj`` is in Pose Mode (Blender's Clear Pose
+    Constraints). Returns the ones left that exist."""
+    bones = obj.pose.bones
+    by_bone: dict[str, set[str]] = {}
+    for bone_name, name in constraints:
+        pose_bone = bones.get(bone_name)
+        if pose_bone is not None and pose_bone.constraints.get(name) is not None:
+            by_bone.setdefault(bone_name, set()).add(name)
+    whole = [
+        bones[bone_name]
+        for bone_name, names in by_bone.items()
+        if {constraint.name for constraint in bones[bone_name].constraints} <= names
+    ]
+    if whole and obj.mode == "POSE":
+        with bpy.context.temp_override(object=obj, active_object=obj, selected_pose_bones=whole):
+            if bpy.ops.pose.constraints_clear.poll():  # type: ignore[call-arg]  # the stub wants a context
+                bpy.ops.pose.constraints_clear()
+                for pose_bone in whole:
+                    del by_bone[pose_bone.name]
+    return [(bone_name, name) for bone_name, names in by_bone.items() for name in names]
 
 
 def _rest_changed(obj, chain, names: Parts) -> str:

@@ -147,6 +147,16 @@ def test_every_driver_is_a_valid_simple_expression(rig):
         assert fcurve.driver.is_valid, fcurve.data_path
 
 
+def test_build_leaves_no_scratch_data(rig):
+    """The constraints and drivers are made on a scratch object (network/templates.py) that is gone
+    after the build: the file gets no extra object, and each driver has no keys or modifiers of its
+    own (its value is the expression's)."""
+    obj = rig[0]
+    assert sorted(bpy.data.objects.keys()) == ["Leg", "Pole", "Target"]
+    for fcurve in obj.animation_data.drivers:
+        assert (len(fcurve.keyframe_points), len(fcurve.modifiers)) == (0, 0), fcurve.data_path
+
+
 def test_random_placements_match_the_solver(rig):
     """200 random targets and poles with twist and softness, on rolled bones: joint and end on
     the solver's to 1e-5 of the chain."""

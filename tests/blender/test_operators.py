@@ -13,6 +13,7 @@ import pytest
 from blender_rig import (
     add_chain,
     assert_close,
+    assert_console_clean,
     fcurves,
     make_armature,
     make_empty,
@@ -843,6 +844,28 @@ def test_remove_all_chains_takes_every_network_and_its_collection(scene):
     assert obj.data.collections_all.get("Two-Bone IK Mechanism") is None
     bpy.context.view_layer.update()
     assert pose_snapshot(obj) == before
+
+
+@pytest.mark.parametrize("mode", ["POSE", "OBJECT"])
+def test_remove_all_keeps_the_riggers_constraints_on_chain_bones(scene, capfd, mode):
+    """Remove with All Chains, from Pose Mode (where bones left with no constraint of their own are
+    cleared in one call) and from Object Mode: a Limit Rotation the rigger put on a chain bone
+    stays, with its place in the stack, every chain constraint goes, and the depsgraph never meets
+    a constraint aimed at a deleted network bone."""
+    obj = make_legs()
+    for name in ("shin.L", "shin.R"):
+        select_only(obj, {name})
+        assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
+    limit = obj.pose.bones["thigh.L"].constraints.new("LIMIT_ROTATION")
+    limit.name = "Rigger's limit"
+    capfd.readouterr()
+    set_mode(obj, mode)
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj, all_chains=True) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    stacks = {bone.name: [constraint.name for constraint in bone.constraints] for bone in obj.pose.bones}
+    assert stacks == {name: (["Rigger's limit"] if name == "thigh.L" else []) for name in stacks}
+    assert obj.mode == mode
+    assert_console_clean(capfd)
 
 
 def test_add_warns_when_the_new_chain_cannot_give_its_pose(scene, capfd):
