@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from ..network import build as network
+
 
 class ChainError(Exception):
     """A chain that cannot be solved now; the message is the status shown to the user."""
@@ -17,10 +19,40 @@ def chain_bones(obj, chain):
             if not name:
                 raise ChainError(f"Set the chain's {label} bone")
             if bones.get(name) is None:
+                new = renamed(obj, chain).get(name)
+                if new:
+                    raise ChainError(
+                        f"Bone '{name}' was renamed '{new}': "
+                        "run Pose > Two-Bone IK > Update Mechanism to follow it"
+                    )
                 raise ChainError(f"Bone '{name}' not found in '{obj.name}'")
     if lower.parent is None or lower.parent.name != upper.name:
         raise ChainError(f"Bone '{lower.name}' is not a child of '{upper.name}'")
     return upper, lower
+
+
+def renamed(obj, chain) -> dict[str, str]:
+    """{stored name: bone's name now} for the chain's upper and lower bones renamed since the build:
+    gone under their stored name, they still carry the chain's Copy Transforms of their network
+    bone (Blender re-points constraints at a renamed bone, never the chain's stored names)."""
+    names = network.parts(chain.upper_bone, chain.lower_bone)
+    bones = obj.data.bones
+    wanted = {
+        solved: stored
+        for stored, solved in ((chain.upper_bone, names.upper), (chain.lower_bone, names.lower))
+        if stored and bones.get(stored) is None
+    }
+    found = {}
+    for pose_bone in obj.pose.bones if wanted and obj.pose is not None else ():
+        constraint = pose_bone.constraints.get(network.CONSTRAINT)
+        if (
+            constraint is not None
+            and constraint.type == "COPY_TRANSFORMS"
+            and constraint.target == obj
+            and constraint.subtarget in wanted
+        ):
+            found[wanted[constraint.subtarget]] = pose_bone.name
+    return found
 
 
 def end_bone(chain, lower_bone):

@@ -14,7 +14,7 @@ from ..network import build as network
 from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones
 from . import pose, readout
-from .bones import ChainError, chain_bones, end_bone, unique_name
+from .bones import ChainError, chain_bones, end_bone, renamed, unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
 
@@ -273,6 +273,25 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack
     # The bones keep their orientations too, a knee bent off the rest bend plane included.
     rolls.match(context, obj, network.parts(upper_name, lower_name), *fk)
     return obj.two_bone_ik.chains[-1]  # Edit Mode may have freed the reference
+
+
+def follow_renames(obj, chain) -> list[str]:
+    """Point the chain at its bones renamed since the build (:func:`.bones.renamed`) and rename its
+    network bones after them; Blender's bone rename re-points the drivers, constraints and keys
+    (the settings' too). Returns 'old -> new' for each bone followed. A network bone whose new name
+    is taken keeps its name (the build then says which)."""
+    moves = renamed(obj, chain)
+    if not moves or can_add_bones(obj):
+        return []
+    old = network.parts(chain.upper_bone, chain.lower_bone)
+    chain.upper_bone = moves.get(chain.upper_bone, chain.upper_bone)
+    chain.lower_bone = moves.get(chain.lower_bone, chain.lower_bone)
+    bones = obj.data.bones
+    for old_name, new_name in zip(old, network.parts(chain.upper_bone, chain.lower_bone), strict=True):
+        bone = bones.get(old_name)
+        if old_name != new_name and bone is not None and bones.get(new_name) is None:
+            bone.name = new_name
+    return [f"'{before}' -> '{after}'" for before, after in moves.items()]
 
 
 def library_chain(obj, chain) -> str:

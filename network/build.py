@@ -486,7 +486,7 @@ def _network_drivers(names: Parts) -> set[tuple[str, int]]:
 
 def _clear_foreign(obj, chains_names: list[Parts]) -> None:
     """Remove keys and drivers on the networks' bones that are not the chains' own data (the
-    rebuild makes its drivers anew), in one pass; constraints go with the rebuilt bones."""
+    rebuild makes its drivers anew), in one pass."""
     kept = {path for names in chains_names for path in _kept_paths(names)}
     paths = {bone_path(name) for names in chains_names for name in names}
     for fcurves in animation_fcurves(obj):
@@ -586,6 +586,7 @@ def build(obj, chains) -> list[Parts]:
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
     _clear_foreign(obj, names)
+    _clear_network_constraints(obj, names)
     with edit_bones(obj) as edit:
         collection, bones = _collection(obj.data), _EditBones(edit)
         shapes = [
@@ -728,6 +729,23 @@ def remove(obj, chains) -> None:
             obj.data.collections.remove(collection)
     bones = obj.pose.bones
     for bone_name, name in sorted(left):
+        stack = bones[bone_name].constraints
+        stack.remove(stack[name])
+
+
+def _clear_network_constraints(obj, chains_names: list[Parts]) -> None:
+    """Remove every constraint of the networks' existing bones: a bone made anew under the same
+    name in Edit Mode keeps its pose channel, constraints and all (the settings on the root bone
+    stay with it, as they should)."""
+    bones = obj.pose.bones
+    constraints = {
+        (name, constraint.name)
+        for names in chains_names
+        for name in names
+        if (pose_bone := bones.get(name)) is not None
+        for constraint in pose_bone.constraints
+    }
+    for bone_name, name in _clear_whole_stacks(obj, constraints):
         stack = bones[bone_name].constraints
         stack.remove(stack[name])
 

@@ -6,7 +6,7 @@ import bpy
 
 from ..chain.adopt import adopt, orphans
 from ..chain.bones import ChainError, chain_bones
-from ..chain.chains import owning_armature
+from ..chain.chains import follow_renames, owning_armature
 from ..network.build import build, foreign
 
 
@@ -41,10 +41,11 @@ run it after adding chains by script or changing their bones"""
             return {"CANCELLED"}
         if adopted:
             self.report({"INFO"}, f"Made the joined network(s) chains again: {', '.join(adopted)}")
-        chains, skipped = [], []
+        chains, skipped, followed = [], [], []
         for chain in obj.two_bone_ik.chains:
             if chain.name in adopted:
                 continue
+            followed += follow_renames(obj, chain)
             try:
                 chain_bones(obj, chain)
             except ChainError as problem:
@@ -65,6 +66,8 @@ run it after adding chains by script or changing their bones"""
             self.report({"WARNING"}, "Skipped " + "; ".join(skipped))
         if added:
             self.report({"WARNING"}, f"Removed what was added to the network: {'; '.join(added)}")
+        if followed:
+            self.report({"INFO"}, f"Followed renamed bones: {', '.join(followed)}")
         if chains:
             self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")
         return {"FINISHED"}

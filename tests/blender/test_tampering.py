@@ -99,3 +99,50 @@ def test_update_mechanism_keeps_keys_on_settings_and_rolls_and_removes_others(sc
     assert 'pose.bones["MCH-IK-shin-root"]["influence"]' in paths
     assert 'pose.bones["MCH-IK-thigh"].rotation_axis_angle' in paths
     assert 'pose.bones["MCH-IK-shin-aim"].rotation_quaternion' not in paths
+
+
+def test_update_mechanism_again_leaves_one_network_that_follows_a_new_target(scene, capfd):
+    """A network bone made anew under its name keeps its pose channel, constraints and all: the
+    rebuild clears them first, so Update Mechanism run again leaves exactly the network's own
+    constraints, reports nothing removed, and a new target then moves the leg (a leftover copy of
+    the old Target constraint, last in the stack, would keep it on the old one)."""
+    obj, chain = _leg()
+    own = {bone.name: [constraint.name for constraint in bone.constraints] for bone in obj.pose.bones}
+    for _ in range(2):
+        with bpy.context.temp_override(active_object=obj, object=obj):
+            assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    assert "Removed what was added" not in capfd.readouterr().out
+    chain = obj.two_bone_ik.chains[0]
+    assert {bone.name: [constraint.name for constraint in bone.constraints] for bone in obj.pose.bones} == own
+    new_target = bpy.data.objects.new("New target", None)
+    bpy.context.scene.collection.objects.link(new_target)
+    new_target.location = (-0.3, 0.5, 0.6)
+    chain.target = new_target
+    bpy.context.view_layer.update()
+    assert chain.status == "", chain.status
+    assert _solve_miss(obj, chain) < TOLERANCE * 2.0
+
+
+def test_renamed_chain_bones_are_named_in_the_status_and_followed_by_update_mechanism(scene, capfd):
+    """Renaming the chain's bones (Blender re-points the chain's constraints, not its stored names):
+    the status names the new names and Update Mechanism follows them, renaming the network after
+    them, so the keyed Influence still plays and the leg solves."""
+    obj, chain = _leg()
+    key_setting(chain, "influence", 1)
+    obj.data.bones["thigh"].name = "femur"
+    obj.data.bones["shin"].name = "calf"
+    bpy.context.view_layer.update()
+    assert chain.state == "ERROR" and "was renamed" in chain.status, chain.status
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    assert "Followed renamed bones: 'thigh' -> 'femur', 'shin' -> 'calf'" in capfd.readouterr().out
+    chain = obj.two_bone_ik.chains[0]
+    assert (chain.upper_bone, chain.lower_bone) == ("femur", "calf")
+    assert not [bone.name for bone in obj.data.bones if "thigh" in bone.name or "shin" in bone.name]
+    assert 'pose.bones["MCH-IK-calf-root"]["influence"]' in {fcurve.data_path for fcurve in fcurves(obj)}
+    bpy.context.view_layer.update()
+    assert chain.status == "", chain.status
+    _, end, _ = expected_world(
+        obj, chain.target.matrix_world.translation, chain.pole.matrix_world.translation, "femur", "calf"
+    )
+    assert (world_tail(obj, "calf") - end).length < TOLERANCE * 2.0
