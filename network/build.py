@@ -687,10 +687,11 @@ def remove(obj, chains) -> None:
     """Remove the networks of ``chains`` (of ``obj``): their constraints on the chain bones and the
     end bones with their drivers (found by the drivers too, so a renamed chain bone loses them),
     every F-Curve on their bones (the settings' keys and drivers, in actions, NLA strips and
-    drivers), and their bones (where the armature can be edited and no other object shares it,
-    since objects sharing one armature share its bones), all in one pass and one Edit Mode
-    session. The chain bones then show their own channels: the animator's pose, never written.
-    A chain on an earlier chain's bones (:func:`sharing`) has no network of its own: skipped."""
+    drivers), and their bones (where the armature can be edited; not those that chains of
+    other objects sharing the armature use, since such objects share its bones), all in one pass
+    and one Edit Mode session. The chain bones then show their own channels: the animator's pose,
+    never written. A chain on an earlier chain's bones (:func:`sharing`) has no network of its
+    own: skipped."""
     users = first_users(obj)
     chains = [chain for chain in chains if not sharing(obj, chain, users)]
     if not chains:
@@ -717,9 +718,16 @@ def remove(obj, chains) -> None:
     left = _clear_whole_stacks(obj, constraints)
     for bone_name, name in left:
         obj.pose.bones[bone_name].constraints[name].target = None
-    present = [name for name in network if obj.data.bones.get(name) is not None]
-    shared = any(other.data == obj.data and other != obj for other in bpy.data.objects)
-    if present and not shared and not can_add_bones(obj):
+    # Objects sharing the armature (linked duplicates) share its bones: those their chains use stay.
+    needed = {
+        name
+        for other in bpy.data.objects
+        if other.data == obj.data and other != obj
+        for other_chain in other.two_bone_ik.chains
+        for name in parts(other_chain.upper_bone, other_chain.lower_bone)
+    }
+    present = [name for name in network if obj.data.bones.get(name) is not None and name not in needed]
+    if present and not can_add_bones(obj):
         with edit_bones(obj) as edit:
             by_name = {bone.name: bone for bone in edit}  # edit_bones[name] walks the list
             for name in present:

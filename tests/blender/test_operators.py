@@ -846,6 +846,24 @@ def test_remove_all_chains_takes_every_network_and_its_collection(scene):
     assert pose_snapshot(obj) == before
 
 
+def test_remove_on_both_linked_duplicates_leaves_no_network_bones(scene):
+    """A linked duplicate (Alt+D: one armature, two objects, a chain each) shares the network's
+    bones: Remove on the duplicate keeps them for the original, which still solves; Remove on the
+    original then deletes them, leaving the rigger's bones."""
+    obj = make_leg_with_foot()
+    chain = add_chain(obj, make_empty("Target", (0.6, 0.3, 0.4)), make_empty("Pole", (0.6, 1.0, 0.5)))
+    user = sorted(bone.name for bone in obj.data.bones if not bone.name.startswith("MCH-"))
+    duplicate = obj.copy()
+    scene.collection.objects.link(duplicate)
+    assert duplicate.data == obj.data and len(duplicate.two_bone_ik.chains) == 1
+    assert run(bpy.ops.pose.two_bone_ik_remove, duplicate) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert_close(world_tail(obj, "shin"), (0.6, 0.3, 0.4), TOLERANCE)
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
+    assert sorted(bone.name for bone in obj.data.bones) == user
+
+
 @pytest.mark.parametrize("mode", ["POSE", "OBJECT"])
 def test_remove_all_keeps_the_riggers_constraints_on_chain_bones(scene, capfd, mode):
     """Remove with All Chains, from Pose Mode (where bones left with no constraint of their own are
