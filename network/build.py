@@ -55,7 +55,7 @@ from ..chain.compat import animation_fcurves
 from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
 from . import rolls
-from .edit import MechanismError, can_add_bones, edit_bones
+from .edit import MechanismError, can_add_bones, edit_bones, edit_refusal
 from .templates import Templates
 
 PREFIX = "MCH-IK-"
@@ -406,7 +406,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         _remove_constraint(bones[bone_name], CONSTRAINT)
         made.constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
         _influence(made, obj, bone_name, CONSTRAINT, names)
-    _sync(made, obj, chain, names)
+    _sync(made, obj, chain, names, rebuild=True)
 
 
 def place(obj, chain) -> None:
@@ -579,7 +579,7 @@ def build(obj, chains) -> list[Parts]:
     chains = [chain for chain in chains if not sharing(obj, chain, users)]
     for chain in chains:
         check_bones(obj, chain, owners)
-    reason = can_add_bones(obj)
+    reason = can_add_bones(obj) or edit_refusal(obj)
     if reason:
         raise MechanismError(reason)
     # Read every setting before Edit Mode: leaving it may free Python references to the chains.
@@ -637,8 +637,9 @@ def sync(obj, chain) -> None:
         _sync(made, obj, chain, names)
 
 
-def _sync(made: Templates, obj, chain, names: Parts) -> None:
-    """:func:`sync` of a chain with a whole network of its own."""
+def _sync(made: Templates, obj, chain, names: Parts, rebuild: bool = False) -> None:
+    """:func:`sync` of a chain with a whole network of its own. An End Rotation constraint there is
+    kept (with what the rigger set on it) unless ``rebuild``, which makes it to its spec."""
     bones = obj.pose.bones
     _source(bones[names.target].constraints["Target"], chain, "target")
     _source(bones[names.pole].constraints["Pole"], chain, "pole")
@@ -648,19 +649,24 @@ def _sync(made: Templates, obj, chain, names: Parts) -> None:
         if child.name != end:
             _remove_constraint(bones[child.name], END_CONSTRAINT)
     if end:
-        _remove_constraint(bones[end], END_CONSTRAINT)
-        constraint = made.template("COPY_ROTATION", END_CONSTRAINT, None)
+        constraint = bones[end].constraints.get(END_CONSTRAINT)
+        if rebuild or constraint is None:
+            _remove_constraint(bones[end], END_CONSTRAINT)
+            constraint = made.template("COPY_ROTATION", END_CONSTRAINT, None)
         _source(constraint, chain, "target")
         constraint.mix_mode = "REPLACE"
-        made.copy(bones[end], constraint)
-        _influence(made, obj, end, END_CONSTRAINT, names)
+        if constraint.id_data != obj:  # a scratch template: onto the bone, with its driver
+            made.copy(bones[end], constraint)
+            _influence(made, obj, end, END_CONSTRAINT, names)
     place(obj, chain)
 
 
 def _driven_constraints(obj, roots: set[str]) -> tuple[set[str], set[tuple[str, str]]]:
     """The influence drivers that read the Influence on one of the root bones ``roots`` (their
-    data paths), and the constraints they drive ((pose bone name, constraint name)): found by the
-    driver, so a chain bone that was renamed is found too, and a driver left on a deleted bone."""
+    data paths), and the chain constraints they drive ((pose bone name, constraint name)): found
+    by the driver, so a chain bone that was renamed is found too, and a driver left on a deleted
+    bone. A constraint of another name is the rigger's (a switch driven by the chain's Influence):
+    it and its driver stay."""
     animation = obj.animation_data
     if animation is None:
         return set(), set()
@@ -674,12 +680,15 @@ def _driven_constraints(obj, roots: set[str]) -> tuple[set[str], set[tuple[str, 
             target.data_path for variable in fcurve.driver.variables for target in variable.targets
         }:
             continue
-        paths.add(path)
         try:
             pose_bone = obj.path_resolve(_bone_prefix(path))
-            constraints.add((pose_bone.name, obj.path_resolve(path.removesuffix(".influence")).name))
+            constraint = obj.path_resolve(path.removesuffix(".influence"))
         except ValueError:  # the bone is gone: only the driver is left
-            pass
+            paths.add(path)
+            continue
+        if constraint.name in (CONSTRAINT, END_CONSTRAINT):  # a rigger's own switch reading it stays
+            paths.add(path)
+            constraints.add((pose_bone.name, constraint.name))
     return paths, constraints
 
 
@@ -705,6 +714,20 @@ def remove(obj, chains) -> None:
             (child.name, END_CONSTRAINT) for child in (lower.children if lower is not None else ())
         }
     network = {name for chain_names in names for name in chain_names}
+    # Objects sharing the armature (linked duplicates) share its bones: those their chains use stay.
+    needed = {
+        name
+        for other in bpy.data.objects
+        if other.data == obj.data and other != obj
+        for other_chain in other.two_bone_ik.chains
+        for name in parts(other_chain.upper_bone, other_chain.lower_bone)
+    }
+    present = [name for name in network if obj.data.bones.get(name) is not None and name not in needed]
+    if can_add_bones(obj):
+        present = []  # library bones: the armature keeps them
+    refusal = edit_refusal(obj) if present else ""
+    if refusal:
+        raise MechanismError(refusal)  # before anything is changed
     paths = {bone_path(name) for name in network}
     influences |= {influence_path(bone, name) for bone, name in constraints}
     for fcurves in animation_fcurves(obj):
@@ -718,16 +741,7 @@ def remove(obj, chains) -> None:
     left = _clear_whole_stacks(obj, constraints)
     for bone_name, name in left:
         obj.pose.bones[bone_name].constraints[name].target = None
-    # Objects sharing the armature (linked duplicates) share its bones: those their chains use stay.
-    needed = {
-        name
-        for other in bpy.data.objects
-        if other.data == obj.data and other != obj
-        for other_chain in other.two_bone_ik.chains
-        for name in parts(other_chain.upper_bone, other_chain.lower_bone)
-    }
-    present = [name for name in network if obj.data.bones.get(name) is not None and name not in needed]
-    if present and not can_add_bones(obj):
+    if present:
         with edit_bones(obj) as edit:
             by_name = {bone.name: bone for bone in edit}  # edit_bones[name] walks the list
             for name in present:

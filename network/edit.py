@@ -26,17 +26,32 @@ def can_add_bones(obj) -> str:
     return ""
 
 
+def edit_refusal(obj) -> str:
+    """Why Blender would refuse ``obj`` Edit Mode now ('' when it would not), known before anything
+    is changed: already in Edit Mode, or not in the view layer (not linked, or its collection
+    excluded)."""
+    if obj.mode == "EDIT":
+        return f"'{obj.name}' is in Edit Mode: leave it to build the chain's mechanism"
+    if bpy.context.view_layer.objects.get(obj.name) != obj:
+        return (
+            f"'{obj.name}' is not in the view layer (its collection is excluded, or it is not linked): "
+            "include it to edit its bones"
+        )
+    return ""
+
+
 @contextlib.contextmanager
 def edit_bones(obj):
     """Switch ``obj`` to Edit Mode, yield its edit bones, then go back to the mode it was in.
 
-    Raises MechanismError (naming the armature) when Blender refuses Edit Mode (hidden or
-    excluded object) or the armature is in Edit Mode already.
+    Raises MechanismError (naming the armature) when Blender refuses Edit Mode
+    (:func:`edit_refusal`, or Blender's own reason).
     """
     context = bpy.context
     mode = obj.mode
-    if mode == "EDIT":
-        raise MechanismError(f"'{obj.name}' is in Edit Mode: leave it to build the chain's mechanism")
+    refusal = edit_refusal(obj)
+    if refusal:
+        raise MechanismError(refusal)
     view_layer = context.view_layer
     active = view_layer.objects.active
     view_layer.objects.active = obj

@@ -20,11 +20,11 @@ _POSE_SPACE = bpy.types.Constraint.bl_rna.properties["owner_space"].enum_items["
 
 
 class Templates:
-    """Use as ``with Templates() as made:``; the scratch object is gone after the block."""
+    """Use as ``with Templates() as made:``; the scratch object is made on first use (removing an
+    object walks the file's data) and gone after the block."""
 
     def __enter__(self) -> Templates:
-        self._holder = bpy.data.objects.new(SCRATCH, None)
-        self._drivers = self._holder.animation_data_create().drivers
+        self._holder: Any = None
         self._constraints: dict[tuple[str, str], Any] = {}
         self._spaces: dict[int, str] = {}  # a scratch constraint's as_pointer() -> its space
         self._pending: tuple[Any, Any] | None = None  # (scratch F-Curve, armature) not copied yet
@@ -35,7 +35,14 @@ class Templates:
             if exc[0] is None:
                 self._flush()
         finally:
-            bpy.data.objects.remove(self._holder)
+            if self._holder is not None:
+                bpy.data.objects.remove(self._holder)
+
+    def _scratch(self):
+        if self._holder is None:
+            self._holder = bpy.data.objects.new(SCRATCH, None)
+            self._holder.animation_data_create()
+        return self._holder
 
     def constraint(self, pose_bone, kind: str, name: str, target, subtarget: str = "", space: str = "WORLD"):
         """Add constraint ``kind`` named ``name`` at the end of ``pose_bone``'s stack, targeting
@@ -47,7 +54,7 @@ class Templates:
         0), for the caller to set more on before :meth:`copy`."""
         template = self._constraints.get((kind, name))
         if template is None:
-            template = self._holder.constraints.new(kind)  # type: ignore[arg-type]  # a constraint type
+            template = self._scratch().constraints.new(kind)
             template.name = name
             template.show_expanded = False
             self._constraints[kind, name] = template
@@ -77,7 +84,7 @@ class Templates:
         copied onto ``obj`` at the next :meth:`driver` call or at the end of the block. ``obj``
         must have no driver on that property."""
         self._flush()
-        fcurve = self._drivers.new(path, index=max(index, 0))
+        fcurve = self._scratch().animation_data.drivers.new(path, index=max(index, 0))
         fcurve.keyframe_points.clear()  # as driver_add: the driver's value, not a mapping of it
         driver = fcurve.driver
         driver.type = "SCRIPTED"
@@ -92,4 +99,4 @@ class Templates:
         self._pending = None
         animation = obj.animation_data or obj.animation_data_create()
         animation.drivers.from_existing(src_driver=fcurve)
-        self._drivers.remove(fcurve)
+        self._holder.animation_data.drivers.remove(fcurve)

@@ -18,6 +18,7 @@ from blender_rig import (
     make_armature,
     make_empty,
     make_leg,
+    make_leg_with_foot,
     package,
     pose_snapshot,
     update_mechanism,
@@ -289,3 +290,20 @@ def test_a_twist_of_many_turns_is_solved_or_reported(scene, twist):
     else:
         assert chain.state == "OFF_TARGET", chain.status
         assert (world_head(obj, "shin") - joint).length > 1e-4 * 1.005
+
+
+def test_changing_target_or_pole_keeps_what_the_rigger_set_on_end_rotation(scene):
+    """End Rotation's Copy Rotation follows a new target or pole in place, as a constraint's own
+    target field would: what the rigger set on it (an axis left out) stays; Update Mechanism
+    makes it to its spec again."""
+    obj = make_leg_with_foot()
+    chain = add_chain(obj, make_empty("Target", (0.6, 0.3, 0.4)), make_empty("Pole", (0.6, 1.0, 0.5)))
+    chain.end_rotation = "TARGET"
+    end_rotation = obj.pose.bones["foot"].constraints["Two-Bone IK End Rotation"]
+    end_rotation.use_y = False
+    chain.pole = make_empty("Other pole", (0.6, -1.0, 0.5))
+    chain.target = make_empty("Other target", (0.5, 0.2, 0.3))
+    end_rotation = obj.pose.bones["foot"].constraints["Two-Bone IK End Rotation"]
+    assert not end_rotation.use_y and end_rotation.target == chain.target
+    update_mechanism(obj)
+    assert obj.pose.bones["foot"].constraints["Two-Bone IK End Rotation"].use_y

@@ -15,6 +15,7 @@ from blender_rig import (
     assert_close,
     assert_console_clean,
     fcurves,
+    key_setting,
     make_armature,
     make_empty,
     make_leg,
@@ -862,6 +863,45 @@ def test_remove_on_both_linked_duplicates_leaves_no_network_bones(scene):
     assert_close(world_tail(obj, "shin"), (0.6, 0.3, 0.4), TOLERANCE)
     assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
     assert sorted(bone.name for bone in obj.data.bones) == user
+
+
+def test_remove_keeps_a_riggers_switch_driven_by_the_chains_influence(scene):
+    """A rigger's own constraint whose influence driver reads the chain's Influence (an IK/FK
+    switch) is theirs: Remove takes the chain's constraints, found by their drivers, but not it."""
+    obj = make_leg_with_foot()
+    chain = add_chain(obj, make_empty("Target", (0.6, 0.3, 0.4)), make_empty("Pole", (0.6, 1.0, 0.5)))
+    switch = obj.pose.bones["foot"].constraints.new("COPY_LOCATION")
+    switch.name = "Rigger's switch"
+    driver = switch.driver_add("influence").driver
+    driver.expression = "1 - ik"
+    variable = driver.variables.new()
+    variable.name, variable.targets[0].id = "ik", obj
+    variable.targets[0].data_path = (
+        package().chain.settings.path(chain, "influence")[0].path_from_id('["influence"]')
+    )
+    assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
+    assert [constraint.name for constraint in obj.pose.bones["foot"].constraints] == ["Rigger's switch"]
+
+
+def test_remove_refused_before_anything_changes_when_edit_mode_cannot_be_entered(scene):
+    """An armature whose collection is excluded from the view layer cannot enter Edit Mode to
+    delete the network's bones: Remove says so and changes nothing (keys, drivers, constraints)."""
+    obj = make_leg_with_foot()
+    chain = add_chain(obj, make_empty("Target", (0.6, 0.3, 0.4)), make_empty("Pole", (0.6, 1.0, 0.5)))
+    key_setting(chain, "influence", 1)
+    collection = bpy.data.collections.new("Rig collection")
+    scene.collection.children.link(collection)
+    collection.objects.link(obj)
+    scene.collection.objects.unlink(obj)
+    before = (sorted(f.data_path for f in fcurves(obj)), {b.name: len(b.constraints) for b in obj.pose.bones})
+    bpy.context.view_layer.layer_collection.children["Rig collection"].exclude = True
+    with pytest.raises(RuntimeError, match="not in the view layer"):
+        run(bpy.ops.pose.two_bone_ik_remove, obj)
+    assert len(obj.two_bone_ik.chains) == 1
+    assert (
+        sorted(f.data_path for f in fcurves(obj)),
+        {b.name: len(b.constraints) for b in obj.pose.bones},
+    ) == before
 
 
 @pytest.mark.parametrize("mode", ["POSE", "OBJECT"])
