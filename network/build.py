@@ -55,7 +55,7 @@ from ..chain.compat import animation_fcurves
 from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
 from . import rolls
-from .edit import MechanismError, can_add_bones, edit_bones, edit_refusal
+from .edit import MechanismError, can_add_bones, edit_bones
 from .templates import Templates
 
 PREFIX = "MCH-IK-"
@@ -579,19 +579,19 @@ def build(obj, chains) -> list[Parts]:
     chains = [chain for chain in chains if not sharing(obj, chain, users)]
     for chain in chains:
         check_bones(obj, chain, owners)
-    reason = can_add_bones(obj) or edit_refusal(obj)
+    reason = can_add_bones(obj)
     if reason:
         raise MechanismError(reason)
     # Read every setting before Edit Mode: leaving it may free Python references to the chains.
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
-    _clear_foreign(obj, names)
-    _clear_network_constraints(obj, names)
-    with edit_bones(obj) as edit:
+    with edit_bones(obj) as edit:  # first: it may be refused, and nothing is changed yet
         collection, bones = _collection(obj.data), _EditBones(edit)
         shapes = [
             _edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
         ]
+    _clear_foreign(obj, names)
+    _clear_network_constraints(obj, names)
     with Templates() as made:
         for chain, name, shape, chain_rolls in zip(chains, names, shapes, kept, strict=True):
             _pose(made, obj, _fresh(obj, chain), name, shape, chain_rolls)
@@ -725,34 +725,40 @@ def remove(obj, chains) -> None:
     present = [name for name in network if obj.data.bones.get(name) is not None and name not in needed]
     if can_add_bones(obj):
         present = []  # library bones: the armature keeps them
-    refusal = edit_refusal(obj) if present else ""
-    if refusal:
-        raise MechanismError(refusal)  # before anything is changed
     paths = {bone_path(name) for name in network}
     influences |= {influence_path(bone, name) for bone, name in constraints}
-    for fcurves in animation_fcurves(obj):
-        doomed = [f for f in fcurves if _bone_prefix(f.data_path) in paths or f.data_path in influences]
-        for fcurve in doomed:
-            fcurves.remove(fcurve)
-    # Blender tests every constraint left on the armature after each single removal: bones whose
-    # constraints are all the chains' are cleared in one call where it can (Pose Mode), and the
-    # rest go after the network's bones (not aimed at them meanwhile: a relation to a deleted bone
-    # is a depsgraph error).
-    left = _clear_whole_stacks(obj, constraints)
-    for bone_name, name in left:
-        obj.pose.bones[bone_name].constraints[name].target = None
     if present:
-        with edit_bones(obj) as edit:
+        with edit_bones(obj) as edit:  # first: it may be refused, and nothing is changed yet
+            _remove_fcurves(obj, paths, influences)
+            # Not aimed at the bones about to go: a relation to a deleted bone is a depsgraph error.
+            for bone_name, name in constraints:
+                pose_bone = obj.pose.bones.get(bone_name)
+                constraint = pose_bone.constraints.get(name) if pose_bone is not None else None
+                if constraint is not None:
+                    constraint.target = None
             by_name = {bone.name: bone for bone in edit}  # edit_bones[name] walks the list
             for name in present:
                 edit.remove(by_name[name])
         collection = obj.data.collections_all.get(COLLECTION)
         if collection is not None and not len(collection.bones):  # the last chain's network went
             obj.data.collections.remove(collection)
+    else:
+        _remove_fcurves(obj, paths, influences)
+    # Blender tests every constraint left on the armature after each single removal: bones whose
+    # constraints are all the chains' are cleared in one call where it can (Pose Mode).
     bones = obj.pose.bones
-    for bone_name, name in sorted(left):
+    for bone_name, name in sorted(_clear_whole_stacks(obj, constraints)):
         stack = bones[bone_name].constraints
         stack.remove(stack[name])
+
+
+def _remove_fcurves(obj, paths: set[str], influences: set[str]) -> None:
+    """Remove every F-Curve of ``obj`` on the pose bones of data ``paths`` (:func:`bone_path`) and
+    the drivers of the constraint influences ``influences`` (data paths), in one pass."""
+    for fcurves in animation_fcurves(obj):
+        doomed = [f for f in fcurves if _bone_prefix(f.data_path) in paths or f.data_path in influences]
+        for fcurve in doomed:
+            fcurves.remove(fcurve)
 
 
 def _clear_network_constraints(obj, chains_names: list[Parts]) -> None:

@@ -26,41 +26,26 @@ def can_add_bones(obj) -> str:
     return ""
 
 
-def edit_refusal(obj) -> str:
-    """Why Blender would refuse ``obj`` Edit Mode now ('' when it would not), known before anything
-    is changed: already in Edit Mode, or not in the view layer (not linked, or its collection
-    excluded)."""
-    if obj.mode == "EDIT":
-        return f"'{obj.name}' is in Edit Mode: leave it to build the chain's mechanism"
-    if bpy.context.view_layer.objects.get(obj.name) != obj:
-        return (
-            f"'{obj.name}' is not in the view layer (its collection is excluded, or it is not linked): "
-            "include it to edit its bones"
-        )
-    return ""
-
-
 @contextlib.contextmanager
 def edit_bones(obj):
     """Switch ``obj`` to Edit Mode, yield its edit bones, then go back to the mode it was in.
 
-    Raises MechanismError (naming the armature) when Blender refuses Edit Mode
-    (:func:`edit_refusal`, or Blender's own reason).
+    Raises MechanismError (naming the armature) when Blender refuses Edit Mode (the armature is
+    in Edit Mode already, hidden, or not in the view layer), before anything is changed.
     """
     context = bpy.context
     mode = obj.mode
-    refusal = edit_refusal(obj)
-    if refusal:
-        raise MechanismError(refusal)
+    if mode == "EDIT":
+        raise MechanismError(f"'{obj.name}' is in Edit Mode: leave it to build the chain's mechanism")
     view_layer = context.view_layer
     active = view_layer.objects.active
-    view_layer.objects.active = obj
     try:
+        view_layer.objects.active = obj
         with context.temp_override(active_object=obj, object=obj, selected_objects=[obj]):
             bpy.ops.object.mode_set(mode="EDIT")
     except (RuntimeError, TypeError) as error:
         view_layer.objects.active = active
-        raise MechanismError(f"'{obj.name}' cannot enter Edit Mode to add bones: {error}") from None
+        raise MechanismError(f"'{obj.name}' cannot enter Edit Mode to edit its bones: {error}") from None
     try:
         yield obj.data.edit_bones
     finally:
