@@ -55,7 +55,7 @@ from ..chain.compat import animation_fcurves
 from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
 from . import rolls
-from .edit import MechanismError, can_add_bones, edit_bones
+from .edit import MechanismError, can_add_bones, edit_bones, in_mode
 from .templates import Templates
 
 PREFIX = "MCH-IK-"
@@ -447,30 +447,35 @@ def foreign(obj, chain) -> list[str]:
     """What was added to the chain's network bones by hand, in words ('... on bone'): constraints
     of others, and keys or drivers other than on the settings and rolls (:func:`_kept_paths`).
     A rebuild (:func:`build`) removes them."""
-    names = parts(chain.upper_bone, chain.lower_bone)
-    found = []
-    for field, name in zip(Parts._fields, names, strict=True):
-        pose_bone = obj.pose.bones.get(name)
-        own = OWN_CONSTRAINTS.get(field, ())
-        for constraint in pose_bone.constraints if pose_bone is not None else ():
-            if constraint.name not in own:
-                found.append(f"the constraint '{constraint.name}' on '{name}'")
-    kept = _kept_paths(names)
-    ours = _network_drivers(names)
-    prefixes = tuple(bone_path(name) for name in names)
+    return foreign_all(obj, [chain])[0]
+
+
+def foreign_all(obj, chains) -> list[list[str]]:
+    """:func:`foreign` of each of ``chains``, reading the armature's F-Curves once."""
+    found: list[list[str]] = [[] for _ in chains]
+    chain_of_path = {}  # network bone path -> index of its chain in ``chains``
+    kept, ours = set(), set()
+    for index, chain in enumerate(chains):
+        names = parts(chain.upper_bone, chain.lower_bone)
+        for field, name in zip(Parts._fields, names, strict=True):
+            chain_of_path[bone_path(name)] = index
+            pose_bone = obj.pose.bones.get(name)
+            own = OWN_CONSTRAINTS.get(field, ())
+            for constraint in pose_bone.constraints if pose_bone is not None else ():
+                if constraint.name not in own:
+                    found[index].append(f"the constraint '{constraint.name}' on '{name}'")
+        kept |= set(_kept_paths(names))
+        ours |= _network_drivers(names)
     for fcurves in animation_fcurves(obj):
         driver = fcurves == obj.animation_data.drivers
         for fcurve in fcurves:
             path = fcurve.data_path
-            if (
-                not path.startswith(prefixes)
-                or path in kept
-                or (driver and (path, fcurve.array_index) in ours)
-            ):
+            owner = chain_of_path.get(_bone_prefix(path))
+            if owner is None or path in kept or (driver and (path, fcurve.array_index) in ours):
                 continue
             bone = path.split('"')[1]
-            found.append(f"a {'driver' if driver else 'key'} on '{bone}' ({path.rsplit('.', 1)[-1]})")
-    return list(dict.fromkeys(found))  # one line for the channels of one property
+            found[owner].append(f"a {'driver' if driver else 'key'} on '{bone}' ({path.rsplit('.', 1)[-1]})")
+    return [list(dict.fromkeys(lines)) for lines in found]  # one line for the channels of one property
 
 
 def _network_drivers(names: Parts) -> set[tuple[str, int]]:
@@ -585,13 +590,14 @@ def build(obj, chains) -> list[Parts]:
     # Read every setting before Edit Mode: leaving it may free Python references to the chains.
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
+    chain_bones = [bone for chain in chains for bone in (chain.upper_bone, chain.lower_bone)]
     with edit_bones(obj) as edit:  # first: it may be refused, and nothing is changed yet
         collection, bones = _collection(obj.data), _EditBones(edit)
         shapes = [
             _edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
         ]
     _clear_foreign(obj, names)
-    _clear_network_constraints(obj, names)
+    _clear_constraints(obj, names, chain_bones)
     with Templates() as made:
         for chain, name, shape, chain_rolls in zip(chains, names, shapes, kept, strict=True):
             _pose(made, obj, _fresh(obj, chain), name, shape, chain_rolls)
@@ -761,10 +767,11 @@ def _remove_fcurves(obj, paths: set[str], influences: set[str]) -> None:
             fcurves.remove(fcurve)
 
 
-def _clear_network_constraints(obj, chains_names: list[Parts]) -> None:
-    """Remove every constraint of the networks' existing bones: a bone made anew under the same
-    name in Edit Mode keeps its pose channel, constraints and all (the settings on the root bone
-    stay with it, as they should)."""
+def _clear_constraints(obj, chains_names: list[Parts], chain_bones: list[str]) -> None:
+    """Remove every constraint of the networks' existing bones (a bone made anew under the same
+    name in Edit Mode keeps its pose channel, constraints and all; the settings on the root bone
+    stay with it, as they should) and the chain's constraint on each of ``chain_bones``, with its
+    influence driver, in as few calls as Blender allows (:func:`_clear_whole_stacks`)."""
     bones = obj.pose.bones
     constraints = {
         (name, constraint.name)
@@ -773,15 +780,22 @@ def _clear_network_constraints(obj, chains_names: list[Parts]) -> None:
         if (pose_bone := bones.get(name)) is not None
         for constraint in pose_bone.constraints
     }
-    for bone_name, name in _clear_whole_stacks(obj, constraints):
+    ours = {
+        (bone, CONSTRAINT)
+        for bone in chain_bones
+        if (pose_bone := bones.get(bone)) is not None and pose_bone.constraints.get(CONSTRAINT) is not None
+    }
+    _remove_fcurves(obj, set(), {influence_path(bone, name) for bone, name in ours})
+    for bone_name, name in _clear_whole_stacks(obj, constraints | ours):
         stack = bones[bone_name].constraints
         stack.remove(stack[name])
 
 
 def _clear_whole_stacks(obj, constraints: set[tuple[str, str]]) -> list[tuple[str, str]]:
     """Of ``constraints`` ((pose bone name, constraint name)) of ``obj``, remove those of the bones
-    that have no others, in one call, when ``obj`` is in Pose Mode (Blender's Clear Pose
-    Constraints). Returns the ones left that exist."""
+    that have no others, in one call (Blender's Clear Pose Constraints, in Pose Mode: ``obj`` is
+    switched there and back if need be). Returns the ones left that exist. Raises MechanismError
+    when Blender refuses Pose Mode."""
     bones = obj.pose.bones
     by_bone: dict[str, set[str]] = {}
     for bone_name, name in constraints:
@@ -793,12 +807,17 @@ def _clear_whole_stacks(obj, constraints: set[tuple[str, str]]) -> list[tuple[st
         for bone_name, names in by_bone.items()
         if {constraint.name for constraint in bones[bone_name].constraints} <= names
     ]
-    if whole and obj.mode == "POSE":
+    if not whole:
+        return [(bone_name, name) for bone_name, names in by_bone.items() for name in names]
+    names_whole = [pose_bone.name for pose_bone in whole]
+    # Outside Pose Mode, a switch there and back (two evaluations) beats a removal at a time.
+    with contextlib.nullcontext() if obj.mode == "POSE" else in_mode(obj, "POSE"):
+        whole = [bones[name] for name in names_whole]  # a mode switch may free the references
         with bpy.context.temp_override(object=obj, active_object=obj, selected_pose_bones=whole):
             if bpy.ops.pose.constraints_clear.poll():  # type: ignore[call-arg]  # the stub wants a context
                 bpy.ops.pose.constraints_clear()
-                for pose_bone in whole:
-                    del by_bone[pose_bone.name]
+                for name in names_whole:
+                    del by_bone[name]
     return [(bone_name, name) for bone_name, names in by_bone.items() for name in names]
 
 

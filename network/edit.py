@@ -5,6 +5,7 @@ remove them in."""
 from __future__ import annotations
 
 import contextlib
+from typing import Literal
 
 import bpy
 
@@ -33,22 +34,31 @@ def edit_bones(obj):
     Raises MechanismError (naming the armature) when Blender refuses Edit Mode (the armature is
     in Edit Mode already, hidden, or not in the view layer), before anything is changed.
     """
-    context = bpy.context
-    mode = obj.mode
-    if mode == "EDIT":
+    if obj.mode == "EDIT":
         raise MechanismError(f"'{obj.name}' is in Edit Mode: leave it to build the chain's mechanism")
+    with in_mode(obj, "EDIT"):
+        yield obj.data.edit_bones
+
+
+@contextlib.contextmanager
+def in_mode(obj, mode: Literal["EDIT", "POSE"]):
+    """Switch ``obj`` to ``mode`` ("EDIT", "POSE"), then back to the mode it was in. Raises
+    MechanismError (naming the armature) when Blender refuses the switch."""
+    context = bpy.context
+    before = obj.mode
     view_layer = context.view_layer
     active = view_layer.objects.active
     try:
         view_layer.objects.active = obj
         with context.temp_override(active_object=obj, object=obj, selected_objects=[obj]):
-            bpy.ops.object.mode_set(mode="EDIT")
+            bpy.ops.object.mode_set(mode=mode)
     except (RuntimeError, TypeError) as error:
         view_layer.objects.active = active
-        raise MechanismError(f"'{obj.name}' cannot enter Edit Mode to edit its bones: {error}") from None
+        what = "edit its bones" if mode == "EDIT" else "change its constraints"
+        raise MechanismError(f"'{obj.name}' cannot enter {mode.title()} Mode to {what}: {error}") from None
     try:
-        yield obj.data.edit_bones
+        yield
     finally:
         with context.temp_override(active_object=obj, object=obj, selected_objects=[obj]):
-            bpy.ops.object.mode_set(mode=mode)
+            bpy.ops.object.mode_set(mode=before)
         view_layer.objects.active = active

@@ -7,7 +7,7 @@ import bpy
 from ..chain.adopt import adopt, orphans
 from ..chain.bones import ChainError, chain_bones
 from ..chain.chains import follow_renames, owning_armature
-from ..network.build import build, foreign
+from ..network.build import build, foreign_all
 
 
 class POSE_OT_two_bone_ik_update_mechanism(bpy.types.Operator):
@@ -55,7 +55,7 @@ run it after adding chains by script or changing their bones"""
         if not chains and not adopted:
             self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))
             return {"CANCELLED"}
-        added = [part for chain in chains for part in foreign(obj, chain)]
+        added = [part for lines in foreign_all(obj, chains) for part in lines]
         try:
             build(obj, chains)
         except ValueError as error:  # MechanismError, or bones the network cannot be named for
