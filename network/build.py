@@ -403,7 +403,6 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         (chain.upper_bone, names.upper, "WORLD"),
         (chain.lower_bone, names.lower, lower_space(obj.data.bones[chain.lower_bone])),
     ):
-        _remove_constraint(bones[bone_name], CONSTRAINT)
         made.constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
         _influence(made, obj, bone_name, CONSTRAINT, names)
     _sync(made, obj, chain, names, rebuild=True)
@@ -752,10 +751,7 @@ def remove(obj, chains) -> None:
         _remove_fcurves(obj, paths, influences)
     # Blender tests every constraint left on the armature after each single removal: bones whose
     # constraints are all the chains' are cleared in one call where it can (Pose Mode).
-    bones = obj.pose.bones
-    for bone_name, name in sorted(_clear_whole_stacks(obj, constraints)):
-        stack = bones[bone_name].constraints
-        stack.remove(stack[name])
+    _remove_constraints(obj, constraints)
 
 
 def _remove_fcurves(obj, paths: set[str], influences: set[str]) -> None:
@@ -786,7 +782,14 @@ def _clear_constraints(obj, chains_names: list[Parts], chain_bones: list[str]) -
         if (pose_bone := bones.get(bone)) is not None and pose_bone.constraints.get(CONSTRAINT) is not None
     }
     _remove_fcurves(obj, set(), {influence_path(bone, name) for bone, name in ours})
-    for bone_name, name in _clear_whole_stacks(obj, constraints | ours):
+    _remove_constraints(obj, constraints | ours)
+
+
+def _remove_constraints(obj, constraints: set[tuple[str, str]]) -> None:
+    """Remove ``constraints`` ((pose bone name, constraint name)) of ``obj``: whole stacks in one
+    call (:func:`_clear_whole_stacks`), the rest one by one."""
+    bones = obj.pose.bones
+    for bone_name, name in sorted(_clear_whole_stacks(obj, constraints)):
         stack = bones[bone_name].constraints
         stack.remove(stack[name])
 
