@@ -277,11 +277,19 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack
 
 def follow_renames(obj, chain) -> list[str]:
     """Point the chain at its bones renamed since the build (:func:`.bones.renamed`) and rename its
-    network bones after them; Blender's bone rename re-points the drivers, constraints and keys
-    (the settings' too). Returns 'old -> new' for each bone followed. A network bone whose new name
-    is taken keeps its name (the build then says which)."""
+    network bones after them, and name back a network bone renamed by hand
+    (:func:`network.renamed_part`); Blender's bone rename re-points the drivers, constraints and
+    keys (the settings' too). Returns 'old -> new' for each bone followed or named back. A network
+    bone whose new name is taken keeps its name (the build then says which)."""
+    if can_add_bones(obj):
+        return []
+    part = network.renamed_part(obj, chain)
+    if part is not None:
+        wanted, now = part
+        obj.data.bones[now].name = wanted
+        return [f"'{now}' -> '{wanted}'"]
     moves = renamed(obj, chain)
-    if not moves or can_add_bones(obj):
+    if not moves:
         return []
     old = network.parts(chain.upper_bone, chain.lower_bone)
     chain.upper_bone = moves.get(chain.upper_bone, chain.upper_bone)

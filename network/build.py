@@ -720,13 +720,7 @@ def remove(obj, chains) -> None:
         }
     network = {name for chain_names in names for name in chain_names}
     # Objects sharing the armature (linked duplicates) share its bones: those their chains use stay.
-    needed = {
-        name
-        for other in bpy.data.objects
-        if other.data == obj.data and other != obj
-        for other_chain in other.two_bone_ik.chains
-        for name in parts(other_chain.upper_bone, other_chain.lower_bone)
-    }
+    needed = _users_parts(obj.data, skip=obj)
     present = [name for name in network if obj.data.bones.get(name) is not None and name not in needed]
     if can_add_bones(obj):
         present = []  # library bones: the armature keeps them
@@ -845,6 +839,42 @@ def _near(first: Matrix, second: Matrix, tolerance: float) -> bool:
     return all(abs(difference[row][column]) <= tolerance for row in range(4) for column in range(4))
 
 
+def _users_parts(armature, skip=None) -> set[str]:
+    """The network bone names of the chains of every object using ``armature`` but ``skip``."""
+    return {
+        name
+        for user in bpy.data.objects
+        if user.data == armature and user != skip
+        for chain in user.two_bone_ik.chains
+        for name in parts(chain.upper_bone, chain.lower_bone)
+    }
+
+
+def renamed_part(obj, chain) -> tuple[str, str] | None:
+    """(network bone name, its name now) when one of the chain's network bones was renamed by hand:
+    the chain lacks exactly that bone, and exactly one bone of the mechanism collection that is no
+    chain's hangs from or holds one of the chain's network bones (Blender's rename kept it wired
+    in: constraints, drivers and keys re-pointed). None otherwise."""
+    names = parts(chain.upper_bone, chain.lower_bone)
+    bones = obj.data.bones
+    missing = [name for name in names if bones.get(name) is None]
+    collection = obj.data.collections_all.get(COLLECTION)
+    if len(missing) != 1 or collection is None:
+        return None
+    owned = _users_parts(obj.data)
+    mine = set(names)
+    wired = [
+        bone.name
+        for bone in collection.bones
+        if bone.name not in owned
+        and (
+            (bone.parent is not None and bone.parent.name in mine)
+            or any(c.name in mine for c in bone.children)
+        )
+    ]
+    return (missing[0], wired[0]) if len(wired) == 1 else None
+
+
 def problem(obj, chain) -> str:
     """Why the chain's network cannot give its pose ('' when it is whole): a bone shared with an
     earlier chain, a missing network bone, a chain bone whose Two-Bone IK constraint is missing or
@@ -857,6 +887,12 @@ def problem(obj, chain) -> str:
     bones = obj.pose.bones
     missing = next((name for name in names if bones.get(name) is None), "")
     if missing:
+        moved = renamed_part(obj, chain)
+        if moved:
+            return (
+                f"The chain's network bone '{moved[0]}' was renamed '{moved[1]}': run Pose > Two-Bone IK > "
+                "Update Mechanism to name it back"
+            )
         return f"The chain's network lacks bone '{missing}': run Pose > Two-Bone IK > Update Mechanism"
     changed = _rest_changed(obj, chain, names)
     if changed:

@@ -15,6 +15,7 @@ from blender_rig import (
     fcurves,
     key_setting,
     make_leg_with_foot,
+    package,
     set_mode,
     world_tail,
 )
@@ -146,3 +147,28 @@ def test_renamed_chain_bones_are_named_in_the_status_and_followed_by_update_mech
         obj, chain.target.matrix_world.translation, chain.pole.matrix_world.translation, "femur", "calf"
     )
     assert (world_tail(obj, "calf") - end).length < TOLERANCE * 2.0
+
+
+@pytest.mark.parametrize(
+    "part", ["root", "target", "aim", "pole", "hint", "roll", "end", "hinge", "upper", "lower"]
+)
+def test_a_network_bone_renamed_by_hand_is_named_in_the_status_and_named_back(scene, capfd, part):
+    """A network bone renamed by hand stays wired into the network (Blender re-points constraints,
+    drivers and keys at it): the status names both names, and Update Mechanism names it back, so
+    the rebuild leaves no copy behind and the keyed Influence still plays."""
+    obj, chain = _leg()
+    key_setting(chain, "influence", 1)
+    name = getattr(package().network.build.parts("thigh", "shin"), part)
+    obj.data.bones[name].name = "renamed by hand"
+    bpy.context.view_layer.update()
+    assert chain.state == "ERROR", chain.status
+    assert f"network bone '{name}' was renamed 'renamed by hand'" in chain.status, chain.status
+    before = {bone.name for bone in obj.data.bones}
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    assert f"'renamed by hand' -> '{name}'" in capfd.readouterr().out
+    assert {bone.name for bone in obj.data.bones} == before - {"renamed by hand"} | {name}
+    assert 'pose.bones["MCH-IK-shin-root"]["influence"]' in {fcurve.data_path for fcurve in fcurves(obj)}
+    bpy.context.view_layer.update()
+    assert chain.status == "", chain.status
+    assert _solve_miss(obj, chain) < TOLERANCE * 2.0
