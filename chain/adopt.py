@@ -144,6 +144,7 @@ def _clear_old(obj, found: list[dict]) -> None:
                     fcurve.data_path = moved[fcurve.data_path]
                 elif fcurve.data_path.startswith(stale):
                     fcurves.remove(fcurve)
+        network.drivers_removed(obj)
         for name in (old.upper, old.lower):  # their constraints aim at bones about to go
             pose_bone = obj.pose.bones.get(name)
             for constraint in list(pose_bone.constraints) if pose_bone is not None else ():

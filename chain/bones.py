@@ -25,7 +25,10 @@ def chain_bones(obj, chain):
                         f"Bone '{name}' was renamed '{new}': "
                         "run Pose > Two-Bone IK > Update Mechanism to follow it"
                     )
-                raise ChainError(f"Bone '{name}' not found in '{obj.name}'")
+                raise ChainError(
+                    f"Bone '{name}' not found in '{obj.name}': set the chain's {label} bone, "
+                    "or remove the chain (Pose > Two-Bone IK > Remove Two-Bone IK Chain)"
+                )
     if lower.parent is None or lower.parent.name != upper.name:
         raise ChainError(f"Bone '{lower.name}' is not a child of '{upper.name}'")
     return upper, lower

@@ -496,6 +496,7 @@ def _clear_foreign(obj, chains_names: list[Parts]) -> None:
     for fcurves in animation_fcurves(obj):
         for fcurve in [f for f in fcurves if _bone_prefix(f.data_path) in paths and f.data_path not in kept]:
             fcurves.remove(fcurve)
+    drivers_removed(obj)
 
 
 # Blender keeps 63 bytes of a bone's name.
@@ -620,6 +621,14 @@ def end_bone_name(obj, chain) -> str:
     return lower.children[0].name if len(lower.children) else ""
 
 
+def drivers_removed(obj) -> None:
+    """Call after removing drivers (or other F-Curves) of ``obj`` outside Edit Mode: Blender then
+    copies ``obj`` into the depsgraph again. Until it does, the evaluated copy keeps its old list of
+    drivers, which the depsgraph evaluates by position, so the drivers after a removed one turn
+    invalid at the next update (measured: every driver of the armature's other chains)."""
+    obj.update_tag()
+
+
 def _remove_constraint(pose_bone, name: str) -> None:
     """Remove our constraint ``name`` from ``pose_bone`` with its influence driver."""
     constraint = pose_bone.constraints.get(name)
@@ -627,6 +636,7 @@ def _remove_constraint(pose_bone, name: str) -> None:
         return
     with contextlib.suppress(RuntimeError, TypeError):  # no driver left: nothing to remove
         constraint.driver_remove("influence")
+        drivers_removed(pose_bone.id_data)
     pose_bone.constraints.remove(constraint)
 
 
@@ -755,6 +765,7 @@ def _remove_fcurves(obj, paths: set[str], influences: set[str]) -> None:
         doomed = [f for f in fcurves if _bone_prefix(f.data_path) in paths or f.data_path in influences]
         for fcurve in doomed:
             fcurves.remove(fcurve)
+    drivers_removed(obj)
 
 
 def _clear_constraints(obj, chains_names: list[Parts], chain_bones: list[str]) -> None:

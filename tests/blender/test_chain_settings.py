@@ -307,3 +307,43 @@ def test_changing_target_or_pole_keeps_what_the_rigger_set_on_end_rotation(scene
     assert not end_rotation.use_y and end_rotation.target == chain.target
     update_mechanism(obj)
     assert obj.pose.bones["foot"].constraints["Two-Bone IK End Rotation"].use_y
+
+
+def test_end_rotation_turned_off_on_one_chain_leaves_the_next_chains_drivers_working(scene):
+    """Switching End Rotation back to FK removes its constraint's driver outside Edit Mode: the
+    armature's other chains keep valid drivers and solve at the next update (Blender evaluates an
+    armature's drivers by position in its evaluated copy, which the removal has to refresh)."""
+    obj = make_armature(
+        "Legs",
+        [
+            (f"{part}{side}", head, tail, parent, connected)
+            for side, x in ((".L", 0.2), (".R", -0.2))
+            for part, head, tail, parent, connected in (
+                ("thigh", (x, 0, 1), (x, 0.05, 0.5), None, False),
+                ("shin", (x, 0.05, 0.5), (x, 0, 0), f"thigh{side}", True),
+                ("foot", (x, 0, 0), (x, -0.2, 0), f"shin{side}", True),
+            )
+        ],
+    )
+    for side, x in ((".L", 0.2), (".R", -0.2)):
+        target, pole = make_empty(f"Target{side}", (x, 0.2, 0.2)), make_empty(f"Pole{side}", (x, 1, 0.5))
+        add_chain(obj, target, pole, f"thigh{side}", f"shin{side}")
+        if side == ".L":  # its End Rotation driver comes before the next chain's drivers
+            obj.two_bone_ik.chains[0].end_rotation = "TARGET"
+            update()
+    obj.two_bone_ik.chains[0].end_rotation = "FK"
+    update()
+    for chain in obj.two_bone_ik.chains:
+        chain.target.location.z += 0.1
+    update()
+    assert all(fcurve.driver.is_valid for fcurve in obj.animation_data.drivers)
+    for chain in obj.two_bone_ik.chains:
+        _, end, _ = expected_world(
+            obj,
+            chain.target.matrix_world.translation,
+            chain.pole.matrix_world.translation,
+            chain.upper_bone,
+            chain.lower_bone,
+        )
+        assert chain.state == "OK", chain.status
+        assert_close(world_tail(obj, chain.lower_bone), end, TOLERANCE)

@@ -14,6 +14,7 @@ from blender_rig import (
     make_armature,
     package,
     set_mode,
+    update_mechanism,
     world_tail,
 )
 from mathutils import Vector
@@ -97,3 +98,92 @@ def test_copied_constraints_on_bones_of_no_chain_are_shown(scene):
     assert copies(obj) == {"shin.L": ["thigh.R", "shin.R"]}
     add_chain_with_operator(obj, "shin.R")
     assert copies(obj) == {}
+
+
+def _legs():
+    """Armature "Legs" with a chain on each leg (hips -> thigh.L/.R -> shin.L/.R), targets raised."""
+    obj = make_armature(
+        "Legs",
+        [
+            ("hips", (0, -0.5, 0), (0, 0, 0), None, False),
+            ("thigh.L", (0.2, 0, 0), (0.2, 1, 0.05), "hips", False),
+            ("shin.L", (0.2, 1, 0.05), (0.2, 2, 0), "thigh.L", True),
+            ("thigh.R", (-0.2, 0, 0), (-0.2, 1, 0.05), "hips", False),
+            ("shin.R", (-0.2, 1, 0.05), (-0.2, 2, 0), "thigh.R", True),
+        ],
+    )
+    add_chain_with_operator(obj, "shin.L")
+    add_chain_with_operator(obj, "shin.R")
+    set_mode(obj, "OBJECT")
+    for chain in obj.two_bone_ik.chains:
+        chain.target.location.z += 0.3
+    bpy.context.view_layer.update()
+    return obj
+
+
+def _solve_miss(obj, chain) -> float:
+    _, end, _ = expected_world(
+        obj,
+        chain.target.matrix_world.translation,
+        chain.pole.matrix_world.translation,
+        chain.upper_bone,
+        chain.lower_bone,
+    )
+    return (world_tail(obj, chain.lower_bone) - end).length
+
+
+def test_separated_bones_take_their_chain_after_update_mechanism_and_the_left_chain_says_so(scene):
+    """Separate (Edit Mode, P) copies the object, chains included, into the new armature: there
+    the chain of the separated leg is rebuilt by Update Mechanism; each chain whose bones went to
+    the other armature says so, and Remove clears it with the network it left behind."""
+    obj = _legs()
+    set_mode(obj, "EDIT")
+    for bone in obj.data.edit_bones:
+        bone.select = bone.select_head = bone.select_tail = bone.name in ("thigh.R", "shin.R")
+    with bpy.context.temp_override(active_object=obj, object=obj, selected_editable_objects=[obj]):
+        assert bpy.ops.armature.separate() == {"FINISHED"}
+    set_mode(obj, "OBJECT")
+    new = next(other for other in bpy.data.objects if other.type == "ARMATURE" and other != obj)
+    bpy.context.view_layer.update()
+    gone = {obj: "shin.R", new: "shin.L"}
+    for armature, name in gone.items():
+        status = armature.two_bone_ik.chains[name].status
+        assert "not found in" in status and "remove the chain" in status, status
+    assert new.two_bone_ik.chains["shin.R"].state == "ERROR"  # its network stayed behind
+    for armature, name in gone.items():
+        update_mechanism(armature)
+        with bpy.context.temp_override(active_object=armature, object=armature):
+            assert bpy.ops.pose.two_bone_ik_remove(chain=name) == {"FINISHED"}
+    assert not [bone.name for bone in obj.data.bones if ".R" in bone.name]
+    for armature, name in ((obj, "shin.L"), (new, "shin.R")):
+        chain = armature.two_bone_ik.chains[name]
+        chain.target.location += Vector((0.1, -0.2, 0.1))
+        bpy.context.view_layer.update()
+        assert [each.name for each in armature.two_bone_ik.chains] == [name]
+        assert chain.state == "OK", chain.status
+        assert _solve_miss(armature, chain) < TOLERANCE
+
+
+def test_an_appended_rig_is_a_copy_with_chains_of_its_own(scene, tmp_path):
+    """A rig appended from another file (with its targets and poles) solves on its own controls,
+    and moving them leaves the original rig alone."""
+    obj = _legs()
+    controls = {chain.target for chain in obj.two_bone_ik.chains} | {
+        chain.pole for chain in obj.two_bone_ik.chains
+    }
+    path = str(tmp_path / "library.blend")
+    bpy.data.libraries.write(path, {obj} | controls, fake_user=True)
+    with bpy.data.libraries.load(path, link=False) as (source, appended):
+        appended.objects = list(source.objects)
+    for other in appended.objects:
+        scene.collection.objects.link(other)
+    new = next(other for other in appended.objects if other.type == "ARMATURE")
+    new.location.x += 3.0
+    for chain in new.two_bone_ik.chains:
+        assert chain.target in appended.objects and chain.pole in appended.objects
+        chain.target.location.y += 0.2
+    bpy.context.view_layer.update()
+    for armature in (obj, new):
+        for chain in armature.two_bone_ik.chains:
+            assert chain.state == "OK", chain.status
+            assert _solve_miss(armature, chain) < TOLERANCE, (armature.name, chain.name)
