@@ -40,7 +40,7 @@ _CAUSES = {
 
 
 def length_text(context, value: float) -> str:
-    """A length in the scene's units ("0.12 m", "4.7 in")."""
+    """A length in the scene's units, as Blender writes them ("12 cm", "4.7 in")."""
     units = context.scene.unit_settings
     # Blender's unit formatting is float32: it shows a target 1e38 m away as "inf km".
     if units.system == "NONE" or not abs(value * units.scale_length) < 1e30:
