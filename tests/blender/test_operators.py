@@ -865,6 +865,33 @@ def test_remove_on_both_linked_duplicates_leaves_no_network_bones(scene):
     assert sorted(bone.name for bone in obj.data.bones) == user
 
 
+def test_remove_on_a_linked_duplicate_keeps_its_other_chain_solving(scene):
+    """Remove on a linked duplicate keeps the shared network bones and takes only the removed
+    chain's drivers (outside Edit Mode): the duplicate's other chain keeps valid drivers and
+    follows its target at the next update."""
+    obj = make_legs(hips=True)
+    for side, x in ((".L", 0.5), (".R", -0.5)):
+        add_chain(
+            obj,
+            make_empty(f"Target{side}", (x, 1.5, 0.5)),
+            make_empty(f"Pole{side}", (x, 1, 1)),
+            f"thigh{side}",
+            f"shin{side}",
+        )
+    duplicate = obj.copy()
+    scene.collection.objects.link(duplicate)
+    assert run(bpy.ops.pose.two_bone_ik_remove, duplicate, chain="shin.L") == {"FINISHED"}
+    for chain in obj.two_bone_ik.chains:
+        chain.target.location.z += 0.2
+    bpy.context.view_layer.update()
+    assert all(fcurve.driver.is_valid for fcurve in duplicate.animation_data.drivers)
+    for each, names in ((obj, ("shin.L", "shin.R")), (duplicate, ("shin.R",))):
+        assert [chain.name for chain in each.two_bone_ik.chains] == list(names)
+        for chain in each.two_bone_ik.chains:
+            assert chain.status == "", (each.name, chain.status)
+            assert_close(world_tail(each, chain.lower_bone), chain.target.matrix_world.translation, TOLERANCE)
+
+
 def test_remove_keeps_a_riggers_switch_driven_by_the_chains_influence(scene):
     """A rigger's own constraint whose influence driver reads the chain's Influence (an IK/FK
     switch) is theirs: Remove takes the chain's constraints, found by their drivers, but not it."""
