@@ -263,8 +263,9 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack
     chain_bones(obj, chain)  # validates the pair
     try:
         network.build(obj, [chain])
-    except MechanismError:
-        # Blender refused Edit Mode (a rig hidden in the viewport...): take back what was made.
+    except ValueError:
+        # MechanismError (Blender refused Edit Mode...) or bones the network cannot be named for
+        # (check_bones): the build changed nothing; take back what was made here.
         chains.remove(len(chains) - 1)
         obj.two_bone_ik.active_chain_index = max(0, len(chains) - 1)
         for empty in (target, pole):

@@ -70,6 +70,8 @@ SETTINGS = (
     ("twist", 0.0, -math.inf, math.inf),
     ("softness", 0.0, 0.0, 1.0),
 )
+# The inherit settings the root bone copies from the upper bone when it is built.
+INHERIT = ("use_connect", "use_inherit_rotation", "inherit_scale", "use_local_location")
 # A straight chain's bend normal is the upper bone's X axis below this relative cross product.
 PARALLEL = 1e-6
 # The aim bone's own rotation: its Y axis along armature +X, where forward falls back (D2).
@@ -210,10 +212,8 @@ def _edit_chain(bones: _EditBones, collection, chain, names: Parts) -> RestShape
     size = 0.25 * (shape.upper_length + shape.lower_length)
     at_root = Matrix.Translation(shape.head)
     root = _new_bone(bones, collection, names.root, upper.matrix, upper.length, upper.parent)
-    root.use_connect = upper.use_connect
-    root.use_inherit_rotation = upper.use_inherit_rotation
-    root.inherit_scale = upper.inherit_scale
-    root.use_local_location = upper.use_local_location
+    for flag in INHERIT:
+        setattr(root, flag, getattr(upper, flag))
     _new_bone(bones, collection, names.target, upper.matrix, size, root)
     # A hinge child of the upper bone's parent: its head is the root and its scale the parents',
     # its orientation armature-aligned (then turned by its own rotation and the Damped Track).
@@ -830,24 +830,40 @@ def _clear_whole_stacks(obj, constraints: set[tuple[str, str]]) -> list[tuple[st
 
 
 def _rest_changed(obj, chain, names: Parts) -> str:
-    """The chain bone whose parent or rest pose no longer matches the network built for it ('' when
-    both match): the network baked them in."""
+    """The chain bone whose parent, inherit settings or rest pose no longer match the network built
+    for it ('' when they match): the network baked them in. Rest matrices are float32: positions
+    are compared within 1e-5 x the chain's length or float32's precision at their distance from the
+    armature's origin, whichever is coarser, and rotations within 1e-5 or what that precision
+    makes of the bones' directions."""
     bones = obj.data.bones
     upper, lower, root = bones[chain.upper_bone], bones[chain.lower_bone], bones[names.root]
-    tolerance = 1e-5 * (upper.length + lower.length)
-    if root.parent != upper.parent or not _near(root.matrix_local, upper.matrix_local, tolerance):
+    length = upper.length + lower.length
+    noise = 1e-6 * max(upper.head_local.length, lower.head_local.length, lower.tail_local.length)
+    position = max(1e-5 * length, noise)
+    rotation = max(1e-5, noise / min(upper.length, lower.length))
+    if (
+        root.parent != upper.parent
+        or any(getattr(root, flag) != getattr(upper, flag) for flag in INHERIT)
+        or not _near(root.matrix_local, upper.matrix_local, rotation, position)
+    ):
         return upper.name
     offset = upper.matrix_local.inverted() @ lower.matrix_local
     solved = bones[names.upper].matrix_local.inverted() @ bones[names.lower].matrix_local
-    if not _near(offset, solved, tolerance) or abs(bones[names.lower].length - lower.length) > tolerance:
+    if (
+        not _near(offset, solved, rotation, position)
+        or abs(bones[names.lower].length - lower.length) > position
+    ):
         return lower.name
     return ""
 
 
-def _near(first: Matrix, second: Matrix, tolerance: float) -> bool:
-    """Whether two matrices agree entry by entry within ``tolerance``."""
+def _near(first: Matrix, second: Matrix, rotation: float, position: float) -> bool:
+    """Whether two 4x4 matrices agree: their 3x3 parts entry by entry within ``rotation``, their
+    translations within ``position`` (a distance)."""
     difference = first - second
-    return all(abs(difference[row][column]) <= tolerance for row in range(4) for column in range(4))
+    if any(abs(difference[row][column]) > rotation for row in range(3) for column in range(3)):
+        return False
+    return (first.translation - second.translation).length <= position
 
 
 def _users_parts(armature, skip=None) -> set[str]:
@@ -908,7 +924,7 @@ def problem(obj, chain) -> str:
     changed = _rest_changed(obj, chain, names)
     if changed:
         return (
-            f"The rest pose or parent of '{changed}' changed since the chain was built: "
+            f"The rest pose, parent or inherit settings of '{changed}' changed since the chain was built: "
             "run Pose > Two-Bone IK > Update Mechanism"
         )
     spaces = (

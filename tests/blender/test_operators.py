@@ -277,6 +277,21 @@ def test_add_refuses_a_chain_sharing_a_bone(scene, capfd, first, second):
     assert len(obj.two_bone_ik.chains) == 1
 
 
+def test_add_on_a_bone_named_too_long_for_the_network_leaves_nothing(scene):
+    """A lower bone whose name leaves no room for the network's bone names: Add reports it and
+    cancels, with no chain and no empties left behind (a cancelled operator has no undo step)."""
+    obj = make_leg_with_foot()
+    set_mode(obj, "EDIT")
+    obj.data.edit_bones["shin"].name = "S" * 50
+    objects = set(bpy.data.objects.keys())
+    select_only(obj, {"S" * 50})
+    with pytest.raises(RuntimeError, match="is too long for the network's bone"):
+        run(bpy.ops.pose.two_bone_ik_add, obj)
+    assert not len(obj.two_bone_ik.chains)
+    assert set(bpy.data.objects.keys()) == objects
+    assert not [bone.name for bone in obj.data.bones if bone.name.startswith("MCH-")]
+
+
 def test_add_skips_only_the_chains_sharing_a_bone(scene, capfd):
     """Mirror on foot.L: the mirrored foot.R chain would share shin.R with a leg chain, so only it is
     skipped, with a warning naming the bone and the chain; foot.L's chain is added."""

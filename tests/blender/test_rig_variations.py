@@ -537,3 +537,68 @@ def test_hidden_and_disabled_targets_drive_the_chain(scene):
     bpy.context.view_layer.update()
     assert chain.status == ""
     assert_close(world_tail(obj, "shin"), chain.target.location, 2e-5)
+
+
+@pytest.mark.parametrize(("size", "offset"), [(0.01, 0.0), (0.005, 0.0), (1.0, 100.0)])
+@pytest.mark.parametrize("roll", [0.0, 0.7])
+def test_small_and_far_chains_are_whole_after_add(scene, size, offset, roll):
+    """A 1 cm chain (a finger, a centimetre-scale import) and one 100 m from the armature's origin:
+    the rest pose the network baked in is found unchanged (rotations compared unitless, positions
+    to float32's precision), so the chain solves with status OK."""
+    head = Vector((offset, 0.0, size))
+    knee = head + Vector((0.013, 0.05, -0.5)) * size
+    ankle = head + Vector((0.0, 0.0, -1.0)) * size
+    obj = make_leg(thigh=(head, knee), shin=(knee, ankle), roll=roll)
+    chain = add_chain(
+        obj,
+        make_empty("Target", ankle + Vector((0, -0.1, 0)) * size),
+        make_empty("Pole", knee + Vector((0, size, 0))),
+    )
+    bpy.context.view_layer.update()
+    assert chain.state == "OK", chain.status
+    end = expected_world(obj, chain)[1]
+    assert_close(world_tail(obj, "shin"), end, 1e-5 * size + 1e-7 * offset)
+
+
+def test_upper_bone_inherit_settings_changed_after_the_build_is_a_status_until_update_mechanism(scene):
+    """The root bone copies the upper bone's inherit settings when it is built: Inherit Scale set
+    to None afterwards (under a scaled hip) is named in the status, and Update Mechanism rebuilds
+    the chain to the bones' lengths."""
+    obj = _leg_under_hip()
+    chain = obj.two_bone_ik.chains[0]
+    obj.data.bones["thigh"].inherit_scale = "NONE"
+    obj.pose.bones["hip"].scale = (1.5, 1.5, 1.5)
+    bpy.context.view_layer.update()
+    assert chain.state == "ERROR" and "inherit settings of 'thigh'" in chain.status, chain.status
+    update_mechanism(obj)
+    bpy.context.view_layer.update()
+    chain = obj.two_bone_ik.chains[0]
+    assert chain.state == "OK", chain.status
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    thigh, shin = evaluated.pose.bones["thigh"], evaluated.pose.bones["shin"]
+    assert abs((shin.head - thigh.head).length - obj.data.bones["thigh"].length) < 1e-5
+    assert abs(shin.length - obj.data.bones["shin"].length) < 1e-5
+
+
+def _leg_under_hip():
+    """hip (0,0,1.2)->(0,0,1) parenting a connected thigh/shin leg, with a chain (target below the
+    knee's side, pole in front)."""
+    data = bpy.data.armatures.new("Leg")
+    obj = bpy.data.objects.new("Leg", data)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        bpy.ops.object.mode_set(mode="EDIT")
+        bones = {}
+        for name, head, tail, parent in (
+            ("hip", (0, 0, 1.2), (0, 0, 1), None),
+            ("thigh", (0, 0, 1), (0, 0.05, 0.5), "hip"),
+            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh"),
+        ):
+            bone = bones[name] = data.edit_bones.new(name)
+            bone.head, bone.tail = head, tail
+            if parent:
+                bone.parent, bone.use_connect = bones[parent], True
+        bpy.ops.object.mode_set(mode="OBJECT")
+    add_chain(obj, make_empty("Target", (0.1, -0.3, 0.3)), make_empty("Pole", (0, 1, 0.5)))
+    return obj
