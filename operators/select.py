@@ -59,8 +59,21 @@ class _SelectChainSource(ChainOperator):
         except ChainError as error:  # a misspelt bone: never select the whole rig in its place
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        if moved != source and source.library is not None and source.override_library is None:
+            self.report(
+                {"ERROR"},
+                f"'{source.name}' is linked from a library: make a library override to pose its bones",
+            )
+            return {"CANCELLED"}
         if source != obj:
-            _set_mode(obj, "OBJECT")
+            try:  # Blender refuses a mode switch of a hidden armature; nothing is changed yet
+                _set_mode(obj, "OBJECT")
+            except RuntimeError:
+                self.report(
+                    {"ERROR"},
+                    f"'{obj.name}' cannot leave {obj.mode.title()} Mode (is it hidden?): show it first",
+                )
+                return {"CANCELLED"}
         if not self.extend:
             for selected in context.selected_objects:
                 if selected != source:

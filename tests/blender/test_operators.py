@@ -757,6 +757,38 @@ def test_select_a_pole_bone(scene):
     assert obj.data.bones.active.name == "knee_pole"
 
 
+def test_select_target_of_a_hidden_armature_in_pose_mode_is_a_report(scene):
+    """An armature hidden in the viewport cannot leave Pose Mode: Select Target says so and changes
+    nothing (no traceback)."""
+    obj = base_rig()
+    set_mode(obj, "POSE")
+    obj.hide_viewport = True
+    with pytest.raises(RuntimeError, match="cannot leave Pose Mode") as raised:
+        run(bpy.ops.pose.two_bone_ik_select_target, obj)
+    assert "Traceback" not in str(raised.value)
+    assert obj.mode == "POSE" and not bpy.data.objects["Target"].select_get()
+
+
+def test_select_a_pole_bone_of_a_linked_armature_is_a_report(scene, tmp_path):
+    """A pole bone of an armature linked from a library (no override) cannot be selected in Pose
+    Mode: Select Pole says so before the rig leaves its mode."""
+    prop = make_armature("Prop", [("ctrl", (1, -1, 0.5), (1, -1, 0.7), None, False)])
+    path = str(tmp_path / "prop.blend")
+    bpy.data.libraries.write(path, {prop})
+    bpy.data.objects.remove(prop)
+    with bpy.data.libraries.load(path, link=True) as (_, linked):
+        linked.objects = ["Prop"]
+    scene.collection.objects.link(linked.objects[0])
+    obj = base_rig()
+    chain = obj.two_bone_ik.chains[0]
+    chain.pole, chain.pole_bone = linked.objects[0], "ctrl"
+    set_mode(obj, "POSE")
+    with pytest.raises(RuntimeError, match="linked from a library") as raised:
+        run(bpy.ops.pose.two_bone_ik_select_pole, obj)
+    assert "Traceback" not in str(raised.value)
+    assert obj.mode == "POSE" and bpy.context.view_layer.objects.active == obj
+
+
 def test_select_poll_without_pole(scene):
     """Select Pole cannot run for a chain without a pole, and says so."""
     obj = base_rig()
