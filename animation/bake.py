@@ -253,6 +253,7 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
             # The readouts' checks of the target and pole (the armature itself without a bone, a
             # missing bone, a cycle): a chain failing them would key its unsolved pose.
             readout.check_sources(chain)
+            visual.check_channels(obj, chain)
         except ChainError as error:
             raise BakeError(f"Chain '{name}' cannot be baked: {error}") from None
         if _animated(obj, *settings.path(chain, "enabled")):

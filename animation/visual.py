@@ -29,6 +29,28 @@ def _only_ours(pose_bone, name: str) -> bool:
     return not any(c.enabled and c.influence > 0.0 and c.name != name for c in pose_bone.constraints)
 
 
+def check_channels(obj, chain) -> None:
+    """ChainError when channel values cannot give the chain's result with the chain off: an active
+    constraint before the chain's own on one of its bones (Constraint Position Last, as on Rigify's
+    ORG bones) is overridden by the chain's Copy Transforms while the chain is on, and acts on the
+    channels once it is off. Constraints after the chain's act on the result either way."""
+    upper_bone, lower_bone = chain_bones(obj, chain)
+    bones = [(upper_bone.name, network.CONSTRAINT), (lower_bone.name, network.CONSTRAINT)]
+    end = end_bone(chain, lower_bone) if chain.end_rotation == "TARGET" else None
+    if end is not None:
+        bones.append((end.name, network.END_CONSTRAINT))
+    for name, ours in bones:
+        for constraint in obj.pose.bones[name].constraints:
+            if constraint.name == ours:
+                break
+            if constraint.enabled and constraint.influence > 0.0:
+                raise ChainError(
+                    f"'{name}' has the constraint '{constraint.name}' before the chain's, which overrides "
+                    "it: with the chain off that constraint would set the bone, not its channels; mute it, "
+                    "or bake with Blender's Bake Action (Visual Keying)"
+                )
+
+
 def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[tuple[str, Matrix]]:
     """(bone name, ``matrix_basis``) that reproduce the chain's evaluated result with the chain off.
 
@@ -51,12 +73,14 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
     Raises
     ------
     ChainError
-        When the chain's bones or network are missing.
+        When the chain's bones or network are missing, or channels cannot give its result
+        (:func:`check_channels`).
     """
     upper_bone, lower_bone = chain_bones(obj, chain)
     problem = network.problem(obj, chain)
     if problem:
         raise ChainError(problem)
+    check_channels(obj, chain)
     names = network.parts(upper_bone.name, lower_bone.name)
     obj_eval = obj.evaluated_get(depsgraph)
     bones = obj_eval.pose.bones

@@ -319,6 +319,29 @@ def test_cancelled_bake_changes_nothing(scene):
     assert scene.frame_current == 3
 
 
+@pytest.mark.parametrize("operator", ["two_bone_ik_bake", "two_bone_ik_apply", "two_bone_ik_snap_fk_to_ik"])
+def test_channels_under_a_constraint_before_the_chains_are_refused(scene, operator):
+    """A constraint before the chain's on a chain bone (as Rigify's ORG bones carry Copy Transforms)
+    is overridden while the chain is on and sets the bone once it is off: Bake, Apply and Snap FK
+    to IK cannot give the chain's pose through channels there, so they say so and change nothing."""
+    obj = base_rig()
+    control = make_empty("FK control", (0, 0, 0))
+    shin = obj.pose.bones["shin"]
+    copy = shin.constraints.new("COPY_ROTATION")
+    copy.target = control
+    shin.constraints.move(len(shin.constraints) - 1, 0)  # before the chain's (Constraint Position Last)
+    bpy.context.view_layer.update()
+    before = keyframe_snapshot(obj), [tuple(bone.matrix_basis.col[0]) for bone in obj.pose.bones]
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        with pytest.raises(RuntimeError, match="before the chain's, which overrides it"):
+            getattr(bpy.ops.pose, operator)()
+    assert (keyframe_snapshot(obj), [tuple(bone.matrix_basis.col[0]) for bone in obj.pose.bones]) == before
+    assert len(obj.two_bone_ik.chains) == 1 and obj.two_bone_ik.chains[0].enabled
+    copy.mute = True  # muted, it is not in the way
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert getattr(bpy.ops.pose, operator)() == {"FINISHED"}
+
+
 def test_bake_refuses_an_empty_range(scene):
     """An end frame before the start frame is refused with a message; nothing is keyed."""
     obj = base_rig()
