@@ -15,12 +15,20 @@ from ..chain.chains import (
 from ..chain.properties import STACK_POSITION, STACK_POSITIONS
 
 
-def _lower_bones(context) -> list[str]:
-    """The lower bones the selection asks for (empty outside Pose Mode, where there is no selection)."""
-    obj = context.object
+def _lower_bones(context) -> list[tuple[object, list[str]]]:
+    """(armature, its lower bones) for each armature in Pose Mode whose bones the selection asks
+    for, the active one first (empty outside Pose Mode, where there is no selection). With several
+    armatures in Pose Mode, selected bones are matched to their own armature, never by name."""
     selected = context.selected_pose_bones or ()  # None headless in Object Mode
     active = context.active_pose_bone
-    return lower_bone_names(obj, [bone.name for bone in selected], active.name if active else None)
+    armatures = dict.fromkeys([context.object, *(bone.id_data for bone in selected)])
+    found = []
+    for obj in armatures:
+        names = [bone.name for bone in selected if bone.id_data == obj]
+        lower = lower_bone_names(obj, names, active.name if active and active.id_data == obj else None)
+        if lower:
+            found.append((obj, lower))
+    return found
 
 
 class POSE_OT_two_bone_ik_add(bpy.types.Operator):
@@ -64,12 +72,10 @@ target and pole empties placed so the pose does not move"""
             return False
         return True
 
-    def execute(self, context):
-        obj = context.object
-        names = _lower_bones(context)
+    def _add(self, context, obj, names, added, skipped, overlapping, constrained, made) -> None:
+        """Add the chains of one armature's lower bones ``names``, collecting what to report."""
         if self.mirror:
-            names += mirrored_names(obj, names)
-        added, skipped, overlapping, constrained, made = [], [], [], [], []
+            names = names + mirrored_names(obj, names)
         for name in names:
             if chain_on_bone(obj, name) is not None:
                 skipped.append(name)
@@ -86,8 +92,13 @@ target and pole empties placed so the pose does not move"""
                 self.report({"ERROR"}, str(error))
                 continue
             added.append(f"'{chain.name}' ({chain.upper_bone} -> {chain.lower_bone})")
-            made.append(chain.name)
+            made.append((obj, chain.name))
             constrained += constrained_bones(obj, chain)
+
+    def execute(self, context):
+        added, skipped, overlapping, constrained, made = [], [], [], [], []
+        for obj, names in _lower_bones(context):
+            self._add(context, obj, names, added, skipped, overlapping, constrained, made)
         if skipped:
             self.report({"WARNING"}, f"Already a chain on {', '.join(skipped)}: not added again")
         if overlapping:
@@ -114,7 +125,7 @@ target and pole empties placed so the pose does not move"""
             )
         if not added:
             return {"CANCELLED"}
-        for name in made:  # what the new chain cannot give (an uneven parent scale...): said now
+        for obj, name in made:  # what the new chain cannot give (an uneven parent scale...): said now
             chain = obj.two_bone_ik.chains[name]
             if chain.state in ("ERROR", "OFF_TARGET"):
                 self.report({"WARNING"}, f"Chain '{name}': {chain.status}")

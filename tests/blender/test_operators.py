@@ -292,6 +292,33 @@ def test_add_on_a_bone_named_too_long_for_the_network_leaves_nothing(scene):
     assert not [bone.name for bone in obj.data.bones if bone.name.startswith("MCH-")]
 
 
+@pytest.mark.parametrize("selected", [("Leg 2",), ("Leg", "Leg 2")])
+def test_add_in_multi_object_pose_mode_adds_on_each_armatures_own_selected_bones(scene, selected):
+    """Two armatures in Pose Mode with bones of the same names: Add puts a chain on the selected
+    bones of each armature (matched to their own armature, not by name), whichever one is active,
+    and each leg keeps its pose."""
+    legs = [make_leg_with_foot("Leg"), make_leg_with_foot("Leg 2")]
+    legs[1].location.x = 3.0
+    for leg in legs:
+        leg.select_set(True)
+    bpy.context.view_layer.objects.active = legs[0]
+    bpy.ops.object.mode_set(mode="POSE")
+    select_bone = package().chain.chains.select_bone
+    for leg in legs:
+        for bone in leg.pose.bones:
+            select_bone(leg, bone.name, leg.name in selected and bone.name == "shin")
+    legs[0].data.bones.active = None
+    before = {leg.name: world_tail(leg, "shin") for leg in legs}
+    assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
+    for leg in legs:
+        assert [chain.lower_bone for chain in leg.two_bone_ik.chains] == (
+            ["shin"] if leg.name in selected else []
+        )
+        assert_close(world_tail(leg, "shin"), before[leg.name], TOLERANCE)
+        for chain in leg.two_bone_ik.chains:
+            assert chain.state == "OK", chain.status
+
+
 def test_add_skips_only_the_chains_sharing_a_bone(scene, capfd):
     """Mirror on foot.L: the mirrored foot.R chain would share shin.R with a leg chain, so only it is
     skipped, with a warning naming the bone and the chain; foot.L's chain is added."""
