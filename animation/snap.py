@@ -324,7 +324,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     for slot, name, basis in bases:
         if slot == "end":
             end_matrix = pose.to_pose(obj.data.bones[name], basis, matrices[1])
-            rotation = (world.to_3x3() @ end_matrix.to_3x3()).normalized()
+            rotation = pose.rotation_of(world.to_3x3() @ end_matrix.to_3x3())
     length = (joint - root).length + (end - joint).length
     pole = pole_point(joint, side, length)
     if not math.isfinite(end.length + pole.length):  # NaN or inf in either

@@ -16,6 +16,8 @@ from ..chain import pose
 from ..chain.bones import ChainError, chain_bones, end_bone
 from ..network import build as network
 
+EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+
 
 def _influence(pose_bone, name: str, influence: float | None) -> float:
     if influence is not None:
@@ -110,9 +112,13 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         target_matrix = target.matrix_world.copy()
         if chain.target_bone and target.type == "ARMATURE":
             target_matrix = target_matrix @ target.pose.bones[chain.target_bone].matrix
-        # The end constraint's rule: the target's world rotation, seen from the armature.
-        orientation = (obj_eval.matrix_world.inverted().to_3x3() @ target_matrix.to_3x3()).normalized()
         pose_bone = bones[end.name]
+        # The end constraint's rule (Copy Rotation, world space): the target's rotation read as
+        # Euler angles in the end bone's order (XYZ for a quaternion bone), as Blender reads it,
+        # a mirrored target's included; seen from the armature, a mirror there taken out.
+        order = pose_bone.rotation_mode if pose_bone.rotation_mode in EULER_ORDERS else "XYZ"
+        turned = target_matrix.to_3x3().normalized().to_euler(order).to_matrix()
+        orientation = pose.rotation_of(obj_eval.matrix_world.inverted().to_3x3() @ turned)
         head = lower_pose @ Vector((0.0, lower_bone.length, 0.0))  # the lower bone's tail
         fk_end = pose_bone.matrix_basis.copy()
         if influence is None and _only_ours(pose_bone, network.END_CONSTRAINT):

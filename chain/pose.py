@@ -45,6 +45,14 @@ def invertible(matrix: Matrix) -> bool:
     return math.isfinite(determinant) and axes > 0.0 and abs(determinant) > 1e-6 * axes
 
 
+def rotation_of(matrix: Matrix) -> Matrix:
+    """The 3x3 rotation Blender's constraints take from ``matrix`` (3x3 or 4x4): its axes
+    normalized, all three negated when it mirrors (a negative determinant: a scale of -1 on an
+    axis), as Blender's own decomposition does, so that the result is a rotation."""
+    rotation = matrix.to_3x3().normalized()
+    return rotation if rotation.determinant() >= 0.0 else rotation @ Matrix.Diagonal((-1.0, -1.0, -1.0))
+
+
 def uniform(matrix: Matrix) -> bool:
     """Whether a 3x3 is a rotation times a uniform scale (no shear, the same scale on every axis)."""
     gram = matrix.transposed() @ matrix

@@ -61,6 +61,12 @@ switching to IK changes nothing"""
                 ": without a pole the knee bends as in the rest pose, so turning the chain on can "
                 "move it off its FK bend (add a pole to keep it)"
             )
+        if chain.end_rotation == "TARGET" and chain.target.matrix_world.determinant() < 0.0:
+            return (
+                ": the target is mirrored (a negative scale on it or its parents), whose rotation "
+                "Blender's Copy Rotation reads its own way, so End Rotation Target turns the end "
+                "bone off its FK rotation (unmirror the target, or snap with End Rotation FK)"
+            )
         return ""
 
     @staticmethod

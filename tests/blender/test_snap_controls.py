@@ -308,3 +308,52 @@ def test_snap_refuses_a_flat_control_and_moves_nothing(scene):
             bpy.ops.pose.two_bone_ik_snap_ik_to_fk()
     assert chain.target.matrix_world == target_before
     assert chain.pole.matrix_world == pole_before
+
+
+FOOT_LEG = [
+    ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False),
+    ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
+    ("foot", (0, 0, 0), (0, -0.15, 0), "shin", True),
+    ("toe", (0, -0.15, 0), (0, -0.25, 0), "foot", True),
+]
+
+
+def _toe_tip(obj):
+    return world_tail(obj, "toe")
+
+
+@pytest.mark.parametrize("mirrored", ["armature", "target"])
+def test_snap_fk_to_ik_with_end_rotation_target_under_a_mirror_changes_nothing(scene, mirrored):
+    """A mirrored armature or target (scale -1 on an axis): Snap FK to IK gives the foot the
+    rotation Blender's Copy Rotation gives it (the target's rotation read as Euler angles, a
+    mirror taken out), so turning the chain off afterwards moves nothing."""
+    obj = make_armature("Leg", FOOT_LEG)
+    chain = add_chain_with_operator(obj)
+    chain.target.location = (0.05, -0.25, 0.35)
+    chain.target.rotation_euler = (0.3, 0.5, -0.2)
+    chain.end_rotation = "TARGET"
+    if mirrored == "armature":
+        obj.scale = (-1, 1, 1)
+    else:
+        chain.target.scale = (-1, 1, 1)
+    bpy.context.view_layer.update()
+    on = _toe_tip(obj)
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_snap_fk_to_ik() == {"FINISHED"}
+    obj.two_bone_ik.chains[0].enabled = False
+    bpy.context.view_layer.update()
+    assert_close(_toe_tip(obj), on, TOLERANCE)
+
+
+def test_snap_ik_to_fk_with_end_rotation_target_on_a_mirrored_target_says_the_foot_turns(scene, capfd):
+    """A target under a mirrored armature (Parent to Rig): Blender's Copy Rotation reads a mirrored
+    rotation its own way, so Snap IK to FK cannot turn the foot back exactly: its report says so."""
+    obj = make_armature("Leg", FOOT_LEG)
+    chain = add_chain_with_operator(obj)
+    chain.end_rotation = "TARGET"
+    obj.scale = (-1, 1, 1)
+    chain.enabled = False
+    bpy.context.view_layer.update()
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_snap_ik_to_fk() == {"FINISHED"}
+    assert "the target is mirrored" in capfd.readouterr().out
