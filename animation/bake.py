@@ -216,11 +216,12 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
     Raises
     ------
     BakeError
-        When the range is empty or outside Blender's frame range, the armature or its action is
-        linked, the action blends over NLA strips in a way keys cannot reproduce (anything but
-        Replace at full influence), a chain is missing, or a chain cannot be solved: no target,
-        missing bones, or a target or pole the driver refuses (the armature itself without a bone,
-        a missing bone, a cycle). The message is the chain's status.
+        When the range is empty or outside Blender's frame range, the armature is not in the
+        context's scene, the armature or its action is linked, the action blends over NLA strips
+        in a way keys cannot reproduce (anything but Replace at full influence), a chain is
+        missing, or a chain cannot be solved: no target, missing bones, or a target or pole the
+        driver refuses (the armature itself without a bone, a missing bone, a cycle).
+        The message is the chain's status.
     """
     for label, frame in (("start", frame_start), ("end", frame_end)):
         if not FRAME_MIN <= frame <= FRAME_MAX:
@@ -231,6 +232,8 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
         raise BakeError(f"The end frame {frame_end} is before the start frame {frame_start}")
     if obj.library is not None:
         raise BakeError(f"'{obj.name}' is linked from a library: make a library override first")
+    if context.scene.objects.get(obj.name) != obj:  # frames set there would not evaluate it
+        raise BakeError(f"'{obj.name}' is not in the scene '{context.scene.name}': bake it in its own scene")
     action = obj.animation_data.action if obj.animation_data else None
     if action is not None and action.library is not None:
         raise BakeError(f"The action '{action.name}' is linked from a library")

@@ -342,6 +342,17 @@ def test_channels_under_a_constraint_before_the_chains_are_refused(scene, operat
         assert getattr(bpy.ops.pose, operator)() == {"FINISHED"}
 
 
+def test_bake_refuses_an_armature_outside_the_scene(scene):
+    """Frames set in a scene do not evaluate an armature of another scene: Bake there says so and
+    keys nothing."""
+    obj = base_rig()
+    other = bpy.data.scenes.new("Other")
+    with bpy.context.temp_override(scene=other, active_object=obj, object=obj):
+        with pytest.raises(RuntimeError, match="is not in the scene 'Other'"):
+            bpy.ops.pose.two_bone_ik_bake(frame_start=1, frame_end=3)
+    assert fcurves(obj) == []
+
+
 def test_bake_refuses_an_empty_range(scene):
     """An end frame before the start frame is refused with a message; nothing is keyed."""
     obj = base_rig()
