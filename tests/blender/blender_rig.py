@@ -194,6 +194,18 @@ def expected_world(obj, target_world, pole_world, upper: str = "thigh", lower: s
     return world @ Vector(result.joint), world @ Vector(result.end), result.reachable
 
 
+def solve_miss(obj, chain) -> float:
+    """World distance of the chain's evaluated end from the solver's end for its target and pole."""
+    _, end, _ = expected_world(
+        obj,
+        chain.target.matrix_world.translation,
+        chain.pole.matrix_world.translation,
+        chain.upper_bone,
+        chain.lower_bone,
+    )
+    return (world_tail(obj, chain.lower_bone) - end).length
+
+
 def user_bones(obj) -> list:
     """The pose bones of the animator's rig: every pose bone but the chains' mechanism bones
     ("MCH-IK-<bone>", which the driver writes and the chain bones' constraints copy)."""

@@ -21,6 +21,7 @@ from blender_rig import (
     make_leg_with_foot,
     package,
     pose_snapshot,
+    solve_miss,
     update_mechanism,
     user_bones,
     world_head,
@@ -338,12 +339,5 @@ def test_end_rotation_turned_off_on_one_chain_leaves_the_next_chains_drivers_wor
     update()
     assert all(fcurve.driver.is_valid for fcurve in obj.animation_data.drivers)
     for chain in obj.two_bone_ik.chains:
-        _, end, _ = expected_world(
-            obj,
-            chain.target.matrix_world.translation,
-            chain.pole.matrix_world.translation,
-            chain.upper_bone,
-            chain.lower_bone,
-        )
         assert chain.state == "OK", chain.status
-        assert_close(world_tail(obj, chain.lower_bone), end, TOLERANCE)
+        assert solve_miss(obj, chain) < TOLERANCE

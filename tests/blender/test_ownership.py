@@ -14,6 +14,7 @@ from blender_rig import (
     make_armature,
     package,
     set_mode,
+    solve_miss,
     update_mechanism,
     world_tail,
 )
@@ -121,17 +122,6 @@ def _legs():
     return obj
 
 
-def _solve_miss(obj, chain) -> float:
-    _, end, _ = expected_world(
-        obj,
-        chain.target.matrix_world.translation,
-        chain.pole.matrix_world.translation,
-        chain.upper_bone,
-        chain.lower_bone,
-    )
-    return (world_tail(obj, chain.lower_bone) - end).length
-
-
 def test_separated_bones_take_their_chain_after_update_mechanism_and_the_left_chain_says_so(scene):
     """Separate (Edit Mode, P) copies the object, chains included, into the new armature: there
     the chain of the separated leg is rebuilt by Update Mechanism; each chain whose bones went to
@@ -161,7 +151,7 @@ def test_separated_bones_take_their_chain_after_update_mechanism_and_the_left_ch
         bpy.context.view_layer.update()
         assert [each.name for each in armature.two_bone_ik.chains] == [name]
         assert chain.state == "OK", chain.status
-        assert _solve_miss(armature, chain) < TOLERANCE
+        assert solve_miss(armature, chain) < TOLERANCE
 
 
 def test_an_appended_rig_is_a_copy_with_chains_of_its_own(scene, tmp_path):
@@ -186,4 +176,4 @@ def test_an_appended_rig_is_a_copy_with_chains_of_its_own(scene, tmp_path):
     for armature in (obj, new):
         for chain in armature.two_bone_ik.chains:
             assert chain.state == "OK", chain.status
-            assert _solve_miss(armature, chain) < TOLERANCE, (armature.name, chain.name)
+            assert solve_miss(armature, chain) < TOLERANCE, (armature.name, chain.name)
