@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Differences between the supported Blender versions (4.2 LTS, 4.5 LTS, 5.0, 5.2 LTS), in one place.
+"""Differences between the supported Blender versions (4.2 to 5.3), in one place.
 
 Every difference is decided by testing for the feature, never by comparing ``bpy.app.version``: a
-version check breaks on the next release and on back-ports. Each helper says which versions take
-which branch, as measured with the PyPI bpy modules of the compatibility matrix (tools/matrix.sh).
+version check breaks on the next release and on back-ports. The one exception is a defect of one
+release that no feature test shows without making data (``BOOLEAN_KEYS_STEP``). Each helper says
+which versions take which branch, as measured with the PyPI bpy modules of the compatibility
+matrix (tools/matrix.sh).
 
 - Bone selection: ``PoseBone.select`` from 5.0, ``Bone.select`` before.
 - Animation: slotted (layered) actions from 4.4, where F-Curves live in the channelbag of the slot
   bound to the animated ID; ``Action.fcurves`` on 4.2 and 4.3, removed in 5.0.
+- Keyed booleans: 4.4 gives their keys Bezier interpolation and their F-Curves no discrete flag, so
+  they do not step (chain/enabled_keys.py); every other supported version steps them.
 - gpu: ``POLYLINE_UNIFORM_COLOR`` is a line shader named the same on every supported version;
   shaders can only be built in a draw callback.
 - UI lists: ``template_list(type="GRID")`` raises TypeError on 5.0; DEFAULT draws everywhere.
@@ -25,6 +29,11 @@ POSE_BONE_SELECT: bool = "select" in bpy.types.PoseBone.bl_rna.properties
 
 # Slotted actions (4.4+): anim_utils has the channelbag helpers; Action.fcurves may be gone (5.0+).
 LAYERED_ACTIONS: bool = hasattr(anim_utils, "action_get_channelbag_for_slot")
+
+# Whether Blender plays a keyed boolean as steps whatever its keys' interpolation. Blender 4.4.0 (the
+# only 4.4 of the PyPI bpy module) makes a boolean's F-Curve without the discrete flag and keys it
+# Bezier: between an on and an off key the property reads off (measured, tools/matrix.sh).
+BOOLEAN_KEYS_STEP: bool = bpy.app.version[:2] != (4, 4)  # noqa: TID251 (see above)
 
 # A built-in shader name valid on every supported version (the 3D_/2D_ prefixed ones are gone).
 WIDE_LINE_SHADER = "POLYLINE_UNIFORM_COLOR"

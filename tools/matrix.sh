@@ -4,9 +4,13 @@
 #
 #   Blender  Python  pins                         venv
 #   4.2 LTS  3.11    requirements/blender-4.2.txt .venv-matrix/4.2
+#   4.3      3.11    requirements/blender-4.3.txt .venv-matrix/4.3
+#   4.4      3.11    requirements/blender-4.4.txt .venv-matrix/4.4
 #   4.5 LTS  3.11    requirements/blender-4.5.txt .venv-matrix/4.5
 #   5.0      3.11    requirements.txt             .venv (the default venv of tools/venv.sh)
+#   5.1      3.13    requirements/blender-5.1.txt .venv-matrix/5.1
 #   5.2 LTS  3.13    requirements/blender-5.2.txt .venv-matrix/5.2
+#   5.3      3.13    requirements/blender-5.3.txt .venv-matrix/5.3
 #
 # The install tests install TWO_BONE_IK_ZIP when it is set (CI: the zip tools/test.sh built), else a
 # zip built with that version's own blender_ext.py. Every version runs even when one fails; the
@@ -18,15 +22,15 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TWO_BONE_IK_VENV_ONLY_FUNCTIONS=1 source "$repo/tools/venv.sh"
 cd "$repo"
 
-declare -A python_of=([4.2]=3.11 [4.5]=3.11 [5.0]=3.11 [5.2]=3.13)
-declare -A pins_of=(
-  [4.2]="requirements/blender-4.2.txt"
-  [4.5]="requirements/blender-4.5.txt"
-  [5.0]="requirements.txt requirements-dev.txt"
-  [5.2]="requirements/blender-5.2.txt"
-)
-declare -A venv_of=([4.2]=.venv-matrix/4.2 [4.5]=.venv-matrix/4.5 [5.0]=.venv [5.2]=.venv-matrix/5.2)
-all_versions=(4.2 4.5 5.0 5.2)
+all_versions=(4.2 4.3 4.4 4.5 5.0 5.1 5.2 5.3)
+declare -A python_of=([4.2]=3.11 [4.3]=3.11 [4.4]=3.11 [4.5]=3.11 [5.0]=3.11 [5.1]=3.13 [5.2]=3.13 [5.3]=3.13)
+declare -A pins_of=() venv_of=()
+for version in "${all_versions[@]}"; do
+  pins_of[$version]="requirements/blender-$version.txt"
+  venv_of[$version]=".venv-matrix/$version"
+done
+pins_of[5.0]="requirements.txt requirements-dev.txt"
+venv_of[5.0]=.venv
 
 versions=()
 pytest_args=()

@@ -115,7 +115,7 @@ def assert_close(actual, expected, tolerance: float) -> None:
 
 # --- Helpers for the lifecycle and failure tests ---------------------------------------------------
 
-HANDLER_LISTS = ("depsgraph_update_post", "frame_change_post", "load_post")
+HANDLER_LISTS = ("depsgraph_update_post", "frame_change_pre", "frame_change_post", "load_post")
 
 
 def our_handlers() -> dict[str, list]:
@@ -124,6 +124,23 @@ def our_handlers() -> dict[str, list]:
         name: [f for f in getattr(bpy.app.handlers, name) if getattr(f, "__module__", "").startswith(MODULE)]
         for name in HANDLER_LISTS
     }
+
+
+def expected_handlers() -> dict[str, list[str]]:
+    """The names of our functions in each handler list once the extension is enabled: the upgrade
+    of older files on load; on Blender 4.4 alone also the one that makes Enabled's keys constant
+    before frames and after updates (chain/enabled_keys.py). Nothing else runs per update or frame."""
+    expected: dict[str, list[str]] = {name: [] for name in HANDLER_LISTS}
+    expected["load_post"] = ["two_bone_ik_load_post"]
+    if not importlib.import_module(f"{MODULE}.chain.compat").BOOLEAN_KEYS_STEP:
+        for name in ("depsgraph_update_post", "frame_change_pre"):
+            expected[name] = ["two_bone_ik_step_enabled_keys"]
+    return expected
+
+
+def handler_names() -> dict[str, list[str]]:
+    """:func:`our_handlers` by function name, to compare with :func:`expected_handlers`."""
+    return {name: [f.__name__ for f in found] for name, found in our_handlers().items()}
 
 
 def set_mode(obj, mode: Literal["OBJECT", "POSE", "EDIT"]) -> None:

@@ -19,8 +19,10 @@ from blender_rig import (
     assert_console_clean,
     chain_length,
     chain_snapshot,
+    expected_handlers,
     expected_world,
     fcurves,
+    handler_names,
     keyframe_snapshot,
     make_armature,
     make_empty,
@@ -236,17 +238,9 @@ def disable_extension() -> None:
     assert not hasattr(bpy.types.Object, "two_bone_ik")
 
 
-# Our handlers once enabled: only the upgrade of older files on load; nothing per update or frame.
-ENABLED_HANDLERS = {"depsgraph_update_post": 0, "frame_change_post": 0, "load_post": 1}
-
-
-def handler_counts() -> dict[str, int]:
-    return {name: len(found) for name, found in our_handlers().items()}
-
-
 def enable_extension() -> None:
     assert addon_utils.enable(MODULE, default_set=True, handle_error=None) is not None
-    assert handler_counts() == ENABLED_HANDLERS, our_handlers()
+    assert handler_names() == expected_handlers()
 
 
 def test_file_saved_with_extension_disabled_solves_on_open(scene, tmp_path):
@@ -354,7 +348,7 @@ def test_new_file_and_other_files_leave_no_state(scene, tmp_path):
     move_and_check("LegB", (-0.2, 0.1, 0.4))
     bpy.ops.wm.read_homefile(use_empty=True)
     assert not bpy.data.objects
-    assert handler_counts() == ENABLED_HANDLERS, our_handlers()
+    assert handler_names() == expected_handlers()
     bpy.ops.wm.open_mainfile(filepath=str(file_a))
     assert "LegB" not in bpy.data.objects
     move_and_check("LegA", (0.1, -0.2, 0.3))
@@ -456,7 +450,7 @@ def test_one_target_move_runs_nothing_of_ours_and_writes_no_channel(scene):
     chain = add_chain(obj, target, make_empty("Pole", POLE))
     bystander = make_empty("Bystander", (5, 5, 5))
     bpy.context.view_layer.update()
-    assert handler_counts() == ENABLED_HANDLERS
+    assert handler_names() == expected_handlers()
     channels = pose_snapshot(obj, user_bones(obj))
     stored = chain_snapshot(obj)
     assert chain.status == "" and chain.reachable

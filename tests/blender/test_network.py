@@ -45,6 +45,11 @@ def network():
     return importlib.import_module(f"{MODULE}.network.build")
 
 
+def compat():
+    """The extension's version differences (chain/compat.py)."""
+    return importlib.import_module(f"{MODULE}.chain.compat")
+
+
 def chain_settings():
     """The extension's chain settings module (chain/settings.py)."""
     return importlib.import_module(f"{MODULE}.chain.settings")
@@ -421,19 +426,60 @@ def test_a_chain_bone_reparented_after_the_build_is_a_status(scene):
     assert (Vector(thigh_head) - Vector((0, 0, 0.7))).length <= 1e-5
 
 
-def test_enabled_is_a_boolean_whose_keys_step(scene):
+def _key_enabled(obj, chain, how: str) -> None:
+    """Key the chain's Enabled on at frame 1 and off at frame 11: from Python, or through a keying
+    set as the Insert Keyframe menu does (``anim.keyframe_insert_by_name`` in the 3D View)."""
+    owner, path = chain_settings().path(chain, "enabled")
+    keying_set = None
+    if how == "keying set":
+        keying_set = bpy.context.scene.keying_sets.new(idname="Enabled", name="Enabled")
+        keying_set.paths.add(obj, owner.path_from_id(path))
+        bpy.context.scene.keying_sets.active = keying_set
+    for frame, on in ((1, True), (11, False)):
+        bpy.context.scene.frame_set(frame)
+        owner[path[2:-2]] = on
+        if keying_set is None:
+            owner.keyframe_insert(path, frame=frame)
+            continue
+        screen = bpy.data.screens["Layout"]
+        area = next(a for a in screen.areas if a.type == "VIEW_3D")
+        region = next(r for r in area.regions if r.type == "WINDOW")
+        with bpy.context.temp_override(
+            active_object=obj,
+            object=obj,
+            screen=screen,
+            area=area,
+            region=region,
+            space_data=area.spaces.active,
+        ):
+            assert bpy.ops.anim.keyframe_insert_by_name(type=keying_set.bl_label) == {"FINISHED"}
+
+
+@pytest.mark.parametrize(
+    "how, interpolation",
+    [("python", ""), ("keying set", ""), ("python", "BEZIER"), ("python", "LINEAR")],
+)
+def test_enabled_is_a_boolean_whose_keys_step(scene, how, interpolation):
     """Enabled is a boolean custom property: keyed on and off, it steps as a constraint's switch
-    does, never half on (a float key blended the leg halfway)."""
+    does, never half on (a float key blended the leg halfway), whatever interpolation its keys got:
+    as keyed from Python or by a keying set, or turned Bezier or Linear afterwards. (Blender 4.4
+    keys booleans Bezier and played them off from the frame after the on key: chain/enabled_keys.py.)"""
     obj, chain = leg_chain()
     owner, path = chain_settings().path(chain, "enabled")
     assert isinstance(owner[path[2:-2]], bool)
-    for frame, on in ((1, True), (11, False)):
-        owner[path[2:-2]] = on
-        owner.keyframe_insert(path, frame=frame)
-    bpy.context.scene.frame_set(6)
-    assert chain.enabled
-    influence = obj.pose.bones["shin"].constraints[network().CONSTRAINT].influence
-    assert influence == 1.0
+    _key_enabled(obj, chain, how)
+    fcurve = next(
+        f for fcurves in compat().animation_fcurves(obj)[1:] for f in fcurves if f.data_path.endswith(path)
+    )
+    assert len(fcurve.keyframe_points) == 2
+    for key in fcurve.keyframe_points if interpolation else ():
+        key.interpolation = interpolation
+    for frame in range(1, 14):
+        bpy.context.scene.frame_set(frame)
+        on = frame < 11
+        assert chain.enabled == on, frame
+        influence = obj.pose.bones["shin"].constraints[network().CONSTRAINT].influence
+        assert influence == (1.0 if on else 0.0), frame
 
 
 def test_bake_refuses_a_chain_with_keys_on_enabled(scene):
