@@ -167,6 +167,22 @@ def strip_roll(obj) -> None:
     _remove_drivers(obj, lambda path: not path.endswith('-roll"].rotation_euler'))
 
 
+def strip_roll_drivers(obj) -> None:
+    """Experiment: no drivers from the rolls' properties (the hinge's Euler Y, the solved lower
+    bone's Euler Y): the network's drivers as they were before 0.2, when the rolls were channels of
+    the network's own bones, hidden from the animation editors (docs/design.md, "Where a chain's
+    keys live")."""
+    parts = _network_parts(obj)
+    rolled = {
+        (f'pose.bones["{bpy.utils.escape_identifier(name)}"].rotation_euler', 1)
+        for names in parts
+        for name in (names.hinge, names.lower)
+    }
+    drivers = obj.animation_data.drivers
+    for fcurve in [f for f in drivers if (f.data_path, f.array_index) in rolled]:
+        drivers.remove(fcurve)
+
+
 def strip_aim(obj) -> None:
     """Experiment: no Damped Track influence driver on the aim bone."""
     _remove_drivers(obj, lambda path: '-aim"]' not in path)
@@ -200,6 +216,7 @@ def strip_to_output(obj) -> None:
 EXPERIMENTS: dict[str, Callable] = {
     "exp: -influence drivers": strip_influence,
     "exp: -roll driver": strip_roll,
+    "exp: -rolls' drivers (as before 0.2)": strip_roll_drivers,
     "exp: -aim drivers": strip_aim,
     "exp: -all drivers": strip_drivers,
     "exp: bones+copy only": strip_to_output,
@@ -207,7 +224,11 @@ EXPERIMENTS: dict[str, Callable] = {
 EXPERIMENT_SIZES = ((10, "separate"), (100, "one armature"))
 # Control: Rigify's IK after an Edit Mode round trip, as Update Mechanism makes in ``ours``.
 RIGIFY_CONTROLS = ("ctl: Edit Mode toggled",)
-RIGIFY_EXPERIMENTS = {"exp: -all drivers": strip_drivers, "exp: bones+copy only": strip_to_output}
+RIGIFY_EXPERIMENTS = {
+    "exp: -rolls' drivers (as before 0.2)": strip_roll_drivers,
+    "exp: -all drivers": strip_drivers,
+    "exp: bones+copy only": strip_to_output,
+}
 
 
 # --- Legs ------------------------------------------------------------------------------------------

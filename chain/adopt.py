@@ -20,21 +20,18 @@ ROOT = "-root"
 
 
 def _orphan_roots(obj) -> list[tuple[str, str, str]]:
-    """(root bone, lower bone's old name, suffix) of each network root bone no chain owns: a root
-    holds the settings, and Join gives its copy a suffix (``MCH-IK-shin-root.001``)."""
+    """(root bone, lower bone's old name, suffix) of each network root bone no chain owns: Join
+    gives its copy a suffix (``MCH-IK-shin-root.001``), and its target bone the same one."""
     owned = {network.parts(chain.upper_bone, chain.lower_bone).root for chain in obj.two_bone_ik.chains}
     found = []
-    for pose_bone in obj.pose.bones if obj.pose is not None else ():
+    bones = obj.pose.bones if obj.pose is not None else {}
+    for pose_bone in bones.values() if obj.pose is not None else ():
         name = pose_bone.name
-        if (
-            not name.startswith(network.PREFIX)
-            or ROOT not in name
-            or name in owned
-            or "influence" not in pose_bone
-        ):
+        if not name.startswith(network.PREFIX) or ROOT not in name or name in owned:
             continue
         lower, suffix = name[len(network.PREFIX) :].rsplit(ROOT, 1)
-        found.append((name, lower, suffix))
+        if bones.get(network.parts("", lower).target + suffix) is not None:
+            found.append((name, lower, suffix))
     return found
 
 

@@ -12,19 +12,17 @@ of this runs.
 
 from __future__ import annotations
 
+from . import settings
 from .compat import animation_fcurves
-from .settings import root_bone
 
 
 def enabled_paths(obj) -> set[str]:
-    """The data paths (from armature object ``obj``) of its chains' Enabled: the network root bone's
-    custom property, and the chain's own property for a chain without a network."""
+    """The data paths (from armature object ``obj``) of its chains' Enabled: the lower bone's custom
+    property (chain/settings.py), or the chain's own property for a chain without a network."""
     paths = set()
     for chain in obj.two_bone_ik.chains:
-        bone = root_bone(chain)
-        if bone is not None and "enabled" in bone:
-            paths.add(bone.path_from_id('["enabled"]'))
-        paths.add(chain.path_from_id("enabled"))
+        owner, name = settings.path(chain, "enabled")
+        paths.add(owner.path_from_id(name))
     return paths
 
 

@@ -71,7 +71,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         description="Apply this chain (its network's root bone holds the value, animatable there)",
         get=lambda chain: settings.value(chain, "enabled") > 0.0,
         set=lambda chain, on: settings.set_value(chain, "enabled", 1.0 if on else 0.0),
-        options=set(),  # key the root bone's property (settings.path), which plays anywhere
+        options=set(),  # key the lower bone's property (settings.path), which plays anywhere
         override=OVERRIDABLE,
     )
     upper_bone: StringProperty(
@@ -139,7 +139,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         subtype="ANGLE",
         get=settings.getter("twist"),
         set=settings.setter("twist"),
-        options=set(),  # key the root bone's property (settings.path), which plays anywhere
+        options=set(),  # key the lower bone's property (settings.path), which plays anywhere
         override=OVERRIDABLE,
     )
     softness: FloatProperty(
@@ -151,7 +151,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         subtype="FACTOR",
         get=settings.getter("softness"),
         set=settings.setter("softness"),
-        options=set(),  # key the root bone's property (settings.path), which plays anywhere
+        options=set(),  # key the lower bone's property (settings.path), which plays anywhere
         override=OVERRIDABLE,
     )
     end_rotation: EnumProperty(
@@ -187,7 +187,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         subtype="FACTOR",
         get=settings.getter("influence"),
         set=settings.setter("influence"),
-        options=set(),  # key the root bone's property (settings.path), which plays anywhere
+        options=set(),  # key the lower bone's property (settings.path), which plays anywhere
         override=OVERRIDABLE,
     )
 

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A chain's animatable settings (influence, enabled, twist, softness) live as custom properties
-of its network's root bone, ``pose.bones["MCH-IK-<lower>-root"]["influence"]``: the drivers read
-them there, so their keys and drivers play in a Blender without the extension (docs/design.md).
+of its lower bone, ``pose.bones["shin"]["IK Influence"]`` (network/layout.py, ``PROPERTIES``): the
+drivers read them there, so their keys and drivers play in a Blender without the extension, and
+the animation editors list their keys under the bone (docs/design.md).
 
 The chain's properties of the same names are views of them: reading gives the bone's value, and
 setting writes it and tags the armature (a custom property set from Python tags nothing). A chain
-without a network yet keeps its values in its own storage, which the network copies when built.
+without a network yet keeps its values in its own storage, which the network copies when built;
+a network built before 0.2 keeps them on its root bone under the setting's own name until Update
+Mechanism moves them.
 """
 
 from __future__ import annotations
@@ -26,51 +29,58 @@ def _stored(chain):
     return chain
 
 
-def _named_root(chain):
-    """The pose bone named as the chain's root bone, whichever chain's it is (None when absent)."""
+def _named_holder(chain):
+    """(pose bone, {setting: property name}) where the settings of a chain on these bones are,
+    whichever chain's they are: the lower bone, or a network root bone before 0.2; (None, {}) when
+    neither holds them."""
     obj = chain.id_data
-    return (
-        None
-        if obj.pose is None
-        else obj.pose.bones.get(network.parts(chain.upper_bone, chain.lower_bone).root)
-    )
+    if obj.pose is None:
+        return None, {}
+    lower = obj.pose.bones.get(chain.lower_bone) if chain.lower_bone else None
+    if lower is not None and network.PROPERTIES["influence"] in lower:
+        return lower, network.PROPERTIES
+    root = obj.pose.bones.get(network.parts(chain.upper_bone, chain.lower_bone).root)
+    if root is not None and "influence" in root:
+        return root, {name: name for name in DEFAULTS}
+    return None, {}
 
 
-def root_bone(chain):
-    """The pose bone holding the chain's settings, or None when the network is not built."""
-    bone = _named_root(chain)
+def holder(chain):
+    """(pose bone, {setting: property name}) holding the chain's settings (:func:`_named_holder`),
+    or (None, {}) when the network is not built or the bones are an earlier chain's."""
+    bone, keys = _named_holder(chain)
     if bone is None or network.sharing(chain.id_data, chain):
-        return None  # a chain on an earlier chain's bones has no network of its own
-    return bone
+        return None, {}  # a chain on an earlier chain's bones has no network of its own
+    return bone, keys
 
 
 def path(chain, name: str) -> tuple[object, str]:
-    """(owner, data path) to key or drive setting ``name``: the root bone and ``'["name"]'``, or
-    the chain itself and ``name`` when the network is not built."""
-    bone = root_bone(chain)
-    return (bone, f'["{name}"]') if bone is not None and name in bone else (chain, name)
+    """(owner, data path) to key or drive setting ``name``: the lower bone and
+    ``'["IK Influence"]'``, or the chain itself and ``name`` when the network is not built."""
+    bone, keys = holder(chain)
+    key = keys.get(name)
+    return (bone, f'["{key}"]') if bone is not None and key in bone else (chain, name)
 
 
-def _value(chain, bone, name: str) -> float:
-    if bone is not None and name in bone:
-        return float(bone[name])
+def _value(chain, bone, key: str | None, name: str) -> float:
+    if bone is not None and key in bone:
+        return float(bone[key])
     stored = _stored(chain).get(name)
     return float(stored) if stored is not None else DEFAULTS[name]
 
 
 def value(chain, name: str) -> float:
-    bone = _named_root(chain)
-    # (Whose root it is matters only when it holds the setting: finding that walks the chains.)
-    if bone is not None and name in bone and network.sharing(chain.id_data, chain):
+    bone, keys = _named_holder(chain)
+    # (Whose bone it is matters only when it holds the setting: finding that walks the chains.)
+    if bone is not None and keys.get(name) in bone and network.sharing(chain.id_data, chain):
         bone = None
-    return _value(chain, bone, name)
+    return _value(chain, bone, keys.get(name), name)
 
 
 def values(chain) -> dict[str, float]:
-    """Every setting of the chain by name (the root bone found once: finding it walks the
-    chains)."""
-    bone = root_bone(chain)
-    return {name: _value(chain, bone, name) for name in DEFAULTS}
+    """Every setting of the chain by name (the holder found once: finding it walks the chains)."""
+    bone, keys = holder(chain)
+    return {name: _value(chain, bone, keys.get(name), name) for name in DEFAULTS}
 
 
 def checked(chain) -> dict[str, float]:
@@ -85,12 +95,13 @@ def checked(chain) -> dict[str, float]:
 def set_value(chain, name: str, number: float) -> None:
     number = float(number)
     _stored(chain)[name] = number
-    bone = root_bone(chain)
-    if bone is not None and name in bone:
+    bone, keys = holder(chain)
+    key = keys.get(name)
+    if bone is not None and key in bone:
         # Enabled is a boolean custom property; the others floats.
-        stored = number > 0.0 if isinstance(bone[name], bool) else number
-        if not (bone[name] == stored or (math.isnan(number) and math.isnan(bone[name]))):
-            bone[name] = stored
+        stored = number > 0.0 if isinstance(bone[key], bool) else number
+        if not (bone[key] == stored or (math.isnan(number) and math.isnan(bone[key]))):
+            bone[key] = stored
             chain.id_data.update_tag()
 
 

@@ -94,7 +94,7 @@ def _chain_of(obj, key: str):
 
 def repoint_settings(obj) -> int:
     """Re-point the F-Curves of ``obj`` that animate chain settings by their old paths to the
-    custom properties of the chains' root bones; returns how many."""
+    custom properties of the chains' lower bones; returns how many."""
     count = 0
     for fcurves in compat.animation_fcurves(obj):
         for fcurve in list(fcurves):
@@ -102,8 +102,7 @@ def repoint_settings(obj) -> int:
             chain = _chain_of(obj, match.group(1)) if match else None
             if chain is None:
                 continue
-            root = network.parts(chain.upper_bone, chain.lower_bone).root
-            fcurve.data_path = network.setting_path(root, match.group(2))
+            fcurve.data_path = network.setting_path(chain.lower_bone, match.group(2))
             count += 1
     return count
 

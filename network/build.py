@@ -8,8 +8,7 @@ For a chain on ``thigh``/``shin`` (names from the lower bone ``L`` and the upper
 bone                  parent                      what it does
 ====================  ==========================  ==============================================
 ``MCH-IK-L-root``     the upper bone's parent     a copy of the upper bone's rest: the chain's
-                                                  root and its parents' scale; holds the chain's
-                                                  animatable settings as custom properties
+                                                  root and its parents' scale
 ``MCH-IK-L-target``   root                        Copy Location of the target: its local
                                                   position measures the distance in root units
 ``MCH-IK-L-aim``      the upper bone's parent,    at the root, Y aimed at the target (Damped
@@ -23,21 +22,27 @@ bone                  parent                      what it does
 ``MCH-IK-L-end``      aim                         along forward at the eased distance (its
                                                   location, driven): where the end goes
 ``MCH-IK-L-hinge``    roll                        turned about the bend normal by the upper
-                                                  angle (law of cosines, after softness, clamped)
-``MCH-IK-U``          ``MCH-IK-L-hinge``          the solved upper bone; its own rotation is
-                                                  the chain's upper roll (network/rolls.py)
+                                                  angle (law of cosines, after softness,
+                                                  clamped), after the upper roll about the
+                                                  upper segment (Euler YXZ, both driven)
+``MCH-IK-U``          ``MCH-IK-L-hinge``          the solved upper bone
 ``MCH-IK-L``          ``MCH-IK-U``                the solved lower bone: a Damped Track onto
-                                                  the end probe; its own rotation holds the
-                                                  track's start and the lower roll
+                                                  the end probe; its own rotation (Euler YXZ)
+                                                  holds the track's start and, driven, the
+                                                  lower roll (network/rolls.py)
 ====================  ==========================  ==============================================
 
-The chain bones get a Copy Transforms of ``MCH-IK-U`` and ``MCH-IK-L`` (influence ``influence *
-enabled``), and with End Rotation Target the end bone a Copy Rotation of the target, last in their
-stacks or first (``chain.stack_position``, :func:`place`). Every driver is a simple expression
-(:mod:`solver.expressions`): no Python, no Auto Run, and nothing of the extension is needed to
-evaluate it. Distances are measured in the root bone's frame and the rest lengths are baked into the
-expressions, so a uniform scale of the chain's parents scales the whole chain; the chain bones' own
-location and scale channels are not read (the chain's readouts measure what that misses).
+The chain's settings and rolls are custom properties of the lower chain bone (``IK Influence``,
+``IK Enabled``, ``IK Twist``, ``IK Softness``, ``IK Upper Roll``, ``IK Lower Roll``:
+:data:`PROPERTIES`), where the animation editors list their keys under the bone, as a Blender IK
+constraint's influence; the drivers read them there. The chain bones get a Copy Transforms of
+``MCH-IK-U`` and ``MCH-IK-L`` (influence ``influence * enabled``), and with End Rotation Target the
+end bone a Copy Rotation of the target, last in their stacks or first (``chain.stack_position``,
+:func:`place`). Every driver is a simple expression (:mod:`solver.expressions`): no Python, no Auto
+Run, and nothing of the extension is needed to evaluate it. Distances are measured in the root
+bone's frame and the rest lengths are baked into the expressions, so a uniform scale of the chain's
+parents scales the whole chain; the chain bones' own location and scale channels are not read (the
+chain's readouts measure what that misses).
 
 Bones can only be added in Edit Mode: :func:`build` is run by the operators, never per update.
 """
@@ -54,22 +59,27 @@ from mathutils import Matrix, Vector
 from ..chain.compat import animation_fcurves
 from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
+from . import legacy as legacy_layout
 from . import rolls
 from .edit import MechanismError, can_add_bones, edit_bones, in_mode
+from .layout import (  # noqa: F401  (re-exported: the network's names, read through this module)
+    DESCRIPTIONS,
+    PREFIX,
+    PROPERTIES,
+    ROLLS,
+    SETTINGS,
+    Parts,
+    bone_path,
+    chain_lower,
+    legacy_setting_path,
+    parts,
+    setting_path,
+)
 from .templates import Templates
 
-PREFIX = "MCH-IK-"
 COLLECTION = "Two-Bone IK Mechanism"
 CONSTRAINT = "Two-Bone IK"
 END_CONSTRAINT = "Two-Bone IK End Rotation"
-# The chain's animatable settings: custom properties of its root bone, so that keys and drivers on
-# them play in a Blender without the extension. (name, default, min, max)
-SETTINGS = (
-    ("influence", 1.0, 0.0, 1.0),
-    ("enabled", 1.0, 0.0, 1.0),
-    ("twist", 0.0, -math.inf, math.inf),
-    ("softness", 0.0, 0.0, 1.0),
-)
 # The inherit settings the root bone copies from the upper bone when it is built.
 INHERIT = ("use_connect", "use_inherit_rotation", "inherit_scale", "use_local_location")
 # A straight chain's bend normal is the upper bone's X axis below this relative cross product.
@@ -78,38 +88,6 @@ PARALLEL = 1e-6
 AIM_ROTATION = (math.sqrt(0.5), 0.0, 0.0, -math.sqrt(0.5))
 # Rows/columns of the canonical hinge frame: bend normal -X, forward +Y, pole side +Z.
 HINGE = Matrix(((-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1.0)))
-
-
-class Parts(NamedTuple):
-    """The names of one chain's network bones."""
-
-    root: str
-    target: str
-    aim: str
-    pole: str
-    hint: str
-    roll: str
-    end: str
-    hinge: str
-    upper: str
-    lower: str
-
-
-def parts(upper_bone: str, lower_bone: str) -> Parts:
-    """The network bone names of the chain on ``upper_bone``/``lower_bone``."""
-    base = f"{PREFIX}{lower_bone}-"
-    return Parts(
-        root=f"{base}root",
-        target=f"{base}target",
-        aim=f"{base}aim",
-        pole=f"{base}pole",
-        hint=f"{base}hint",
-        roll=f"{base}roll",
-        end=f"{base}end",
-        hinge=f"{base}hinge",
-        upper=f"{PREFIX}{upper_bone}",
-        lower=f"{PREFIX}{lower_bone}",
-    )
 
 
 class RestShape(NamedTuple):
@@ -287,47 +265,77 @@ def _bone_prefix(path: str) -> str:
     return path[: end + 2] if end > 0 else ""
 
 
-def bone_path(name: str) -> str:
-    """The data path (from the armature object) of pose bone ``name``."""
-    return f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
-
-
 def influence_path(bone: str, constraint: str) -> str:
     """The data path (from the armature object) of the influence of constraint ``constraint`` on
     pose bone ``bone``."""
     return f'{bone_path(bone)}.constraints["{bpy.utils.escape_identifier(constraint)}"].influence'
 
 
-def setting_path(root: str, setting: str) -> str:
-    """The data path of one of the chain's :data:`SETTINGS` on its root bone ``root``."""
-    return f'{bone_path(root)}["{setting}"]'
+def legacy(obj, chain) -> bool:
+    """Whether the chain's network is of the layout before 0.2 (settings on its root bone, rolls in
+    its solved bones' channels): it plays as built, and Update Mechanism moves its keys."""
+    root = obj.pose.bones.get(parts(chain.upper_bone, chain.lower_bone).root)
+    return root is not None and "influence" in root
 
 
-def _settings(obj, chain, names: Parts) -> None:
-    root = obj.pose.bones[names.root]
-    for name, default, low, high in SETTINGS:
-        # A rebuilt root keeps its pose channel, and with it the values (and their keys).
-        value = float(root[name] if name in root else getattr(chain, name, default))
-        ui_default: float | bool = default
+def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
+    """The chain's settings and rolls as custom properties of its lower bone: the values there, or
+    those a network before 0.2 kept on its root bone (then removed there), or the chain's own; the
+    rolls ``kept`` (:func:`.rolls.current`)."""
+    lower, root = obj.pose.bones[chain.lower_bone], obj.pose.bones[names.root]
+    values = dict(zip((name for name, _ in ROLLS), kept, strict=True))
+    for name, default, _, _ in SETTINGS:
+        values[name] = float(
+            lower[PROPERTIES[name]]
+            if PROPERTIES[name] in lower
+            else root[name]
+            if name in root
+            else getattr(chain, name, default)
+        )
+    for name, *_ in SETTINGS:
+        if name in root:
+            del root[name]
+    ranges = {name: (default, low, high) for name, default, low, high in SETTINGS}
+    ranges.update({name: (default, -math.inf, math.inf) for name, default in ROLLS})
+    for name, (default, low, high) in ranges.items():
+        value: float | bool = values[name]
+        key = PROPERTIES[name]
         if name == "enabled":
             # A boolean: a checkbox, keyed with constant interpolation, as a constraint's switch.
-            value, ui_default = value > 0.0, default > 0.0
-        root[name] = value
-        ui = root.id_properties_ui(name)
+            value = values[name] > 0.0
+        lower[key] = value
+        ui = lower.id_properties_ui(key)
         if isinstance(value, bool):
-            ui.update(default=ui_default)
+            ui.update(default=default > 0.0, description=DESCRIPTIONS[name])
         elif math.isinf(low):
-            ui.update(default=default, subtype="ANGLE")
+            ui.update(default=default, subtype="ANGLE", description=DESCRIPTIONS[name])
         else:
-            ui.update(default=default, min=low, max=high, soft_min=low, soft_max=high)
-        root.property_overridable_library_set(f'["{name}"]', True)
+            ui.update(
+                default=default,
+                min=low,
+                max=high,
+                soft_min=low,
+                soft_max=high,
+                description=DESCRIPTIONS[name],
+            )
+        lower.property_overridable_library_set(f'["{key}"]', True)
 
 
-def _influence(made: Templates, obj, bone: str, constraint: str, names: Parts) -> None:
-    """Drive the influence of constraint ``constraint`` on ``bone`` by the chain's settings."""
+def _influence(made: Templates, obj, bone: str, constraint: str, paths: dict[str, str]) -> None:
+    """Drive the influence of constraint ``constraint`` on ``bone`` by the chain's settings, read
+    from ``paths`` (:func:`_setting_paths`)."""
     driver = made.driver(obj, influence_path(bone, constraint), -1, "influence*enabled")
     for name in ("influence", "enabled"):
-        _property(driver, name, obj, setting_path(names.root, name))
+        _property(driver, name, obj, paths[name])
+
+
+def _setting_paths(obj, chain) -> dict[str, str]:
+    """Where the chain's network reads each setting: the lower bone's properties, or the root
+    bone's in a network before 0.2 (:func:`legacy`)."""
+    if legacy(obj, chain):
+        root = parts(chain.upper_bone, chain.lower_bone).root
+        return {name: legacy_setting_path(root, name) for name, *_ in SETTINGS}
+    return {name: setting_path(chain.lower_bone, name) for name in PROPERTIES}
 
 
 def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float]) -> None:
@@ -338,8 +346,9 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         # A rebuilt bone keeps the pose channels of the one it replaces (Blender keeps them by
         # name): clear what a script or a broken file left there.
         bones[name].matrix_basis = Matrix.Identity(4)
-    _settings(obj, chain, names)
+    _settings(obj, chain, names, kept)
     reach = shape.upper_length + shape.lower_length
+    lower = chain.lower_bone
 
     target = made.template("COPY_LOCATION", "Target", None)
     _source(target, chain, "target")
@@ -364,7 +373,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
     expression = expressions.soft_distance(shape.upper_length, shape.lower_length)
     distance = made.driver(obj, f"{bone_path(names.end)}.location", 1, expression)
     _distance(distance, obj, names)
-    _property(distance, "k", obj, setting_path(names.root, "softness"))
+    _property(distance, "k", obj, setting_path(lower, "softness"))
 
     roll = bones[names.roll]
     roll.rotation_mode = "XYZ"
@@ -378,24 +387,35 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         for column in range(3):
             # An RNA matrix path indexes column first: this is row ``row``, column ``column``.
             _property(turn, f"m{row}{column}", obj, f"{aim_path}.matrix[{column}][{row}]")
-    _property(turn, "t", obj, setting_path(names.root, "twist"))
+    _property(turn, "t", obj, setting_path(lower, "twist"))
 
-    # The upper angle about the hinge bone's X (the bend normal), from the upper segment at rest.
+    # The upper angle about the hinge bone's X (the bend normal), from the upper segment at rest,
+    # after the upper roll about its Y (the upper segment at rest): Euler YXZ turns Y first.
     # Euler, not axis-angle: a tool that writes the channels back (the FBX exporter after each
     # take, Bake Action) may store a negative angle as the negated axis, which a driven angle would
     # then turn the wrong way.
     hinge = bones[names.hinge]
-    hinge.rotation_mode = "XYZ"
+    hinge.rotation_mode = "YXZ"
     expression = expressions.upper_angle(shape.upper_length, shape.lower_length, SOLVER_TOLERANCE)
     angle = made.driver(obj, f"{bone_path(names.hinge)}.rotation_euler", 0, expression)
     _property(angle, "d", obj, f"{bone_path(names.end)}.location[1]")
+    upper_roll = made.driver(
+        obj, f"{bone_path(names.hinge)}.rotation_euler", 1, expressions.offset_angle(0.0)
+    )
+    _property(upper_roll, "r", obj, setting_path(lower, "upper_roll"))
     # The knee: the solved lower bone turns about the bend normal onto the end probe (a Damped
     # Track from a start a quarter turn bent, so it never turns half a turn, where its axis is
-    # undefined); its own rotation holds the start and the rolls (network/rolls.py).
-    bones[names.upper].rotation_mode = "AXIS_ANGLE"
-    bones[names.lower].rotation_mode = "QUATERNION"
-    made.constraint(bones[names.lower], "DAMPED_TRACK", "Bend", obj, names.end, "POSE")
-    rolls.set_rolls(obj, names, *kept)
+    # undefined); its own rotation holds that start, and about its Y the lower roll.
+    bones[names.upper].rotation_mode = "QUATERNION"  # no channel of its own: identity
+    start = rolls.start(obj, names)
+    solved_lower = bones[names.lower]
+    solved_lower.rotation_mode = "YXZ"
+    solved_lower.rotation_euler = start
+    made.constraint(solved_lower, "DAMPED_TRACK", "Bend", obj, names.end, "POSE")
+    lower_roll = made.driver(
+        obj, f"{bone_path(names.lower)}.rotation_euler", 1, expressions.offset_angle(start.y)
+    )
+    _property(lower_roll, "r", obj, setting_path(lower, "lower_roll"))
 
     # The upper bone copies in world space (its solved bone has another parent; for a uniformly
     # scaled parent frame that blends as a local blend would); the lower bone see lower_space.
@@ -404,7 +424,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         (chain.lower_bone, names.lower, lower_space(obj.data.bones[chain.lower_bone])),
     ):
         made.constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
-        _influence(made, obj, bone_name, CONSTRAINT, names)
+        _influence(made, obj, bone_name, CONSTRAINT, _setting_paths(obj, chain))
     _sync(made, obj, chain, names, rebuild=True)
 
 
@@ -432,9 +452,10 @@ OWN_CONSTRAINTS = {"target": ("Target",), "aim": ("Aim",), "pole": ("Hint", "Pol
 
 
 def _kept_paths(names: Parts) -> tuple[str, ...]:
-    """F-Curve data paths on the network's bones that are the chain's own data, kept by a rebuild:
-    the settings (keys and drivers a user puts on them) and the rolls (keys Snap makes)."""
-    settings = tuple(setting_path(names.root, name) for name, *_ in SETTINGS)
+    """F-Curve data paths on the network's bones that are a chain's own data in a network built
+    before 0.2 (:func:`legacy`): its settings and rolls, which Update Mechanism moves to the lower
+    bone (network/legacy.py). Today's networks keep no data of the chain's there."""
+    settings = tuple(legacy_setting_path(names.root, name) for name, *_ in SETTINGS)
     return (
         *settings,
         f"{bone_path(names.upper)}.rotation_axis_angle",
@@ -463,7 +484,8 @@ def foreign_all(obj, chains) -> list[list[str]]:
             for constraint in pose_bone.constraints if pose_bone is not None else ():
                 if constraint.name not in own:
                     found[index].append(f"the constraint '{constraint.name}' on '{name}'")
-        kept |= set(_kept_paths(names))
+        if legacy(obj, chain):
+            kept |= set(_kept_paths(names))
         ours |= _network_drivers(names)
     for fcurves in animation_fcurves(obj):
         driver = fcurves == obj.animation_data.drivers
@@ -485,16 +507,17 @@ def _network_drivers(names: Parts) -> set[tuple[str, int]]:
         (f"{bone_path(names.end)}.location", 1),
         (f"{bone_path(names.roll)}.rotation_euler", 1),
         (f"{bone_path(names.hinge)}.rotation_euler", 0),
+        (f"{bone_path(names.hinge)}.rotation_euler", 1),
+        (f"{bone_path(names.lower)}.rotation_euler", 1),
     }
 
 
 def _clear_foreign(obj, chains_names: list[Parts]) -> None:
-    """Remove keys and drivers on the networks' bones that are not the chains' own data (the
-    rebuild makes its drivers anew), in one pass."""
-    kept = {path for names in chains_names for path in _kept_paths(names)}
+    """Remove keys and drivers on the networks' bones (the rebuild makes its drivers anew; the keys a
+    network before 0.2 kept there were moved or measured first: network/legacy.py), in one pass."""
     paths = {bone_path(name) for names in chains_names for name in names}
     for fcurves in animation_fcurves(obj):
-        for fcurve in [f for f in fcurves if _bone_prefix(f.data_path) in paths and f.data_path not in kept]:
+        for fcurve in [f for f in fcurves if _bone_prefix(f.data_path) in paths]:
             fcurves.remove(fcurve)
     drivers_removed(obj)
 
@@ -565,7 +588,7 @@ def check_bones(obj, chain, owners: dict[str, list] | None = None) -> None:
         )
 
 
-def build(obj, chains) -> list[Parts]:
+def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
     """Build (or rebuild, whole) the native network of each of ``chains`` on armature ``obj``.
 
     A chain on a bone of an earlier chain (:func:`sharing`) is left out: its status says so.
@@ -579,6 +602,10 @@ def build(obj, chains) -> list[Parts]:
     the bone names of each chain. Raises MechanismError when bones cannot be added to the armature
     (library data, Edit Mode refused) and ValueError naming the bone when a chain's bones are
     missing or not parent and child; nothing is changed then.
+
+    A network built before 0.2 (:func:`legacy`) is rebuilt with the settings' keys and drivers
+    moved to the lower bone and its roll keys turned into keys on the roll properties
+    (network/legacy.py); what moved is added to ``moved``, in words.
     """
     users, owners = first_users(obj), _network_owners(obj)
     chains = [chain for chain in chains if not sharing(obj, chain, users)]
@@ -591,7 +618,17 @@ def build(obj, chains) -> list[Parts]:
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
     chain_bones = [bone for chain in chains for bone in (chain.upper_bone, chain.lower_bone)]
+    context = bpy.context
+    old = {}  # chain index -> (keyed roll frames, the old network's solved poses)
+    for index, (chain, name) in enumerate(zip(chains, names, strict=True)):
+        if legacy(obj, chain):
+            frames = legacy_layout.roll_frames(obj, name)
+            old[index] = frames, legacy_layout.solved_poses(context, obj, name, frames)
     with edit_bones(obj) as edit:  # first: it may be refused, and nothing is changed yet
+        for index in old:
+            said = legacy_layout.move_settings(obj, chains[index], names[index])
+            if moved is not None and said:
+                moved.append(f"'{chains[index].lower_bone}': keys of {', '.join(said)}")
         collection, bones = _collection(obj.data), _EditBones(edit)
         shapes = [
             _edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
@@ -601,6 +638,11 @@ def build(obj, chains) -> list[Parts]:
     with Templates() as made:
         for chain, name, shape, chain_rolls in zip(chains, names, shapes, kept, strict=True):
             _pose(made, obj, _fresh(obj, chain), name, shape, chain_rolls)
+    for index, (frames, poses) in old.items():
+        legacy_layout.remove_roll_channels(obj, names[index])
+        keyed = legacy_layout.key_rolls(context, obj, names[index], frames, poses)
+        if moved is not None and keyed:
+            moved.append(f"'{chain_lower(names[index])}': roll keys on {keyed} frame(s)")
     return names
 
 
@@ -672,20 +714,19 @@ def _sync(made: Templates, obj, chain, names: Parts, rebuild: bool = False) -> N
         constraint.mix_mode = "REPLACE"
         if constraint.id_data != obj:  # a scratch template: onto the bone, with its driver
             made.copy(bones[end], constraint)
-            _influence(made, obj, end, END_CONSTRAINT, names)
+            _influence(made, obj, end, END_CONSTRAINT, _setting_paths(obj, chain))
     place(obj, chain)
 
 
-def _driven_constraints(obj, roots: set[str]) -> tuple[set[str], set[tuple[str, str]]]:
-    """The influence drivers that read the Influence on one of the root bones ``roots`` (their
-    data paths), and the chain constraints they drive ((pose bone name, constraint name)): found
-    by the driver, so a chain bone that was renamed is found too, and a driver left on a deleted
-    bone. A constraint of another name is the rigger's (a switch driven by the chain's Influence):
-    it and its driver stay."""
+def _driven_constraints(obj, influences: set[str]) -> tuple[set[str], set[tuple[str, str]]]:
+    """The influence drivers that read one of the Influence settings of data paths ``influences``
+    (their data paths), and the chain constraints they drive ((pose bone name, constraint name)):
+    found by the driver, so a chain bone that was renamed is found too, and a driver left on a
+    deleted bone. A constraint of another name is the rigger's (a switch driven by the chain's
+    Influence): it and its driver stay."""
     animation = obj.animation_data
     if animation is None:
         return set(), set()
-    influences = {setting_path(root, "influence") for root in roots}
     paths, constraints = set(), set()
     for fcurve in animation.drivers:
         path = fcurve.data_path
@@ -721,7 +762,12 @@ def remove(obj, chains) -> None:
     if not chains:
         return
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
-    influences, constraints = _driven_constraints(obj, {name.root for name in names})
+    # The settings' bone: the lower bone, or where its drivers read them after a rename.
+    holders = {chain.lower_bone for chain in chains} | _settings_read(obj, names)
+    settings = {setting_path(holder, name) for holder in holders for name in PROPERTIES}
+    read = {setting_path(holder, "influence") for holder in holders}
+    read |= {legacy_setting_path(name.root, "influence") for name in names}
+    influences, constraints = _driven_constraints(obj, read)
     for chain in chains:
         constraints |= {(bone, CONSTRAINT) for bone in (chain.upper_bone, chain.lower_bone)}
         lower = obj.data.bones.get(chain.lower_bone)
@@ -735,10 +781,11 @@ def remove(obj, chains) -> None:
     if can_add_bones(obj):
         present = []  # library bones: the armature keeps them
     paths = {bone_path(name) for name in network}
-    influences |= {influence_path(bone, name) for bone, name in constraints}
+    influences |= {influence_path(bone, name) for bone, name in constraints} | settings
     if present:
         with edit_bones(obj) as edit:  # first: it may be refused, and nothing is changed yet
             _remove_fcurves(obj, paths, influences)
+            _remove_settings(obj, holders)
             # Not aimed at the bones about to go: a relation to a deleted bone is a depsgraph error.
             for bone_name, name in constraints:
                 pose_bone = obj.pose.bones.get(bone_name)
@@ -753,14 +800,51 @@ def remove(obj, chains) -> None:
             obj.data.collections.remove(collection)
     else:
         _remove_fcurves(obj, paths, influences)
+        _remove_settings(obj, holders)
     # Blender tests every constraint left on the armature after each single removal: bones whose
     # constraints are all the chains' are cleared in one call where it can (Pose Mode).
     _remove_constraints(obj, constraints)
 
 
+def _remove_settings(obj, holders: set[str]) -> None:
+    """Remove the settings' and rolls' custom properties from the pose bones ``holders``."""
+    for name in holders:
+        holder = obj.pose.bones.get(name)
+        for key in PROPERTIES.values() if holder is not None else ():
+            if key in holder:
+                del holder[key]
+
+
+def _settings_read(obj, names: list[Parts]) -> set[str]:
+    """The bones whose Influence property the Copy Transforms of the networks ``names`` read (the
+    lower bones, under their names now: Blender's rename re-points the drivers)."""
+    solved = {name for chain_names in names for name in (chain_names.upper, chain_names.lower)}
+    drivers = obj.animation_data.drivers if obj.animation_data is not None else ()
+    key = f'["{PROPERTIES["influence"]}"]'
+    found = set()
+    for fcurve in drivers:
+        path = fcurve.data_path
+        if not path.endswith(".influence") or f'.constraints["{CONSTRAINT}"]' not in path:
+            continue
+        try:
+            constraint = obj.path_resolve(path.removesuffix(".influence"))
+        except ValueError:
+            continue
+        if getattr(constraint, "subtarget", None) not in solved:
+            continue
+        for variable in fcurve.driver.variables:
+            for target in variable.targets:
+                prefix = _bone_prefix(target.data_path)
+                if prefix and target.data_path == prefix + key:
+                    with contextlib.suppress(ValueError):
+                        found.add(obj.path_resolve(prefix).name)
+    return found
+
+
 def _remove_fcurves(obj, paths: set[str], influences: set[str]) -> None:
     """Remove every F-Curve of ``obj`` on the pose bones of data ``paths`` (:func:`bone_path`) and
-    the drivers of the constraint influences ``influences`` (data paths), in one pass."""
+    those of data paths ``influences`` (constraint influences, the chains' settings), in one
+    pass."""
     for fcurves in animation_fcurves(obj):
         doomed = [f for f in fcurves if _bone_prefix(f.data_path) in paths or f.data_path in influences]
         for fcurve in doomed:
@@ -921,6 +1005,16 @@ def problem(obj, chain) -> str:
                 "Update Mechanism to name it back"
             )
         return f"The chain's network lacks bone '{missing}': run Pose > Two-Bone IK > Update Mechanism"
+    if not legacy(obj, chain):
+        start, own = rolls.start(obj, names), bones[names.lower].rotation_euler
+        if (
+            bones[names.lower].rotation_mode != "YXZ"
+            or max(abs(own.x - start.x), abs(own.z - start.z)) > 1e-5
+        ):
+            return (
+                f"The network bone '{names.lower}' was keyed or turned (Bake Action of every bone does): "
+                "run Pose > Two-Bone IK > Update Mechanism"
+            )
     changed = _rest_changed(obj, chain, names)
     if changed:
         return (

@@ -1,18 +1,27 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The chain's bone rolls (docs/contract.md, "Bone orientation"): each solved bone turned about its
-own axis by an angle the chain keeps in the network's channels, so that Add and Snap IK to FK leave
-an FK pose whose knee bends off the rest bend plane where it was.
+"""The chain's bone rolls (docs/contract.md, D11): each solved bone turned about its own axis by an
+angle the chain keeps, so that Add and Snap IK to FK leave an FK pose whose knee bends off the rest
+bend plane where it was.
 
-The rolls are the rotation channels of the solved bones ``MCH-IK-<upper>`` (axis-angle about the
-upper segment) and ``MCH-IK-<lower>`` (the Damped Track's start, a quaternion): plain channels, so
-keys on them play in any Blender. Functions take the chain's network names (``network.build.parts``).
+The rolls are custom properties of the lower chain bone (``IK Upper Roll``, ``IK Lower Roll``:
+:data:`.layout.PROPERTIES`), beside the settings, where the animation editors list their keys; two
+drivers read them. The upper roll turns the hinge bone about its Y (the upper segment at rest)
+before its bend (Euler YXZ); the lower roll turns the solved lower bone about its own Y before
+its Damped Track (Euler YXZ, the track's start in the other channels). Functions take the chain's
+network names (:func:`.layout.parts`).
+
+Networks built before 0.2 kept the rolls in the solved bones' own channels (an axis-angle and a
+quaternion that also held the track's start, undoing the upper roll): :func:`legacy_current`
+reads them, and :func:`move_legacy_keys` turns their keys into keys on the properties.
 """
 
 from __future__ import annotations
 
 import math
 
-from mathutils import Matrix, Quaternion, Vector
+from mathutils import Euler, Matrix, Vector
+
+from .layout import PROPERTIES, ROLLS, bone_path, chain_lower, setting_path
 
 
 def _frames(obj, names) -> tuple[Vector, Matrix, Matrix]:
@@ -20,7 +29,7 @@ def _frames(obj, names) -> tuple[Vector, Matrix, Matrix]:
     in the solved upper bone's own frame; the solved lower bone's rest orientation in the aim frame
     at rest (where the upper segment is +Y and the bend normal -X); and the turn about that normal
     that bends the lower bone a quarter turn from the upper segment: the Damped Track's start, from
-    which it never turns half a turn (where its axis is undefined)."""
+    which it turns at most a quarter turn plus the upper roll."""
     bones = obj.data.bones
     upper = bones[names.upper].matrix_local.to_3x3()
     lower = bones[names.lower].matrix_local.to_3x3()
@@ -29,46 +38,34 @@ def _frames(obj, names) -> tuple[Vector, Matrix, Matrix]:
     return upper.transposed() @ Vector((0.0, 1.0, 0.0)), lower, bend
 
 
-def _start(rest: Matrix, bend: Matrix, upper: float) -> Matrix:
-    """The solved lower bone's rotation before its roll: its rest hangs off the rolled upper bone,
-    so undo that roll (about the upper segment, +Y of the aim frame), then bend a quarter turn."""
-    return rest.transposed() @ Matrix.Rotation(-upper, 3, "Y") @ bend @ rest
+def start(obj, names) -> Euler:
+    """The solved lower bone's own rotation at roll 0 (Euler YXZ, so that its Y channel plus the
+    lower roll is the roll): its rest bent a quarter turn from the upper segment about the bend
+    normal. Its parent carries the upper roll."""
+    _, rest, bend = _frames(obj, names)
+    return (rest.transposed() @ bend @ rest).to_euler("YXZ")
 
 
-def set_rolls(obj, names, upper: float, lower: float, near: Quaternion | None = None) -> None:
-    """Turn the chain's solved bones about their own axes: the upper bone by ``upper`` radians about
-    its segment (root -> joint), the lower bone by ``lower`` about its own Y axis, right-handed.
-    Joints and end do not move; 0 and 0 is the rest bend plane mapped onto the solved one. The
-    lower bone's quaternion takes the sign nearest ``near`` (default: the channel's value), so keys
-    on it interpolate the short way."""
-    axis, rest, bend = _frames(obj, names)
-    bones = obj.pose.bones
-    bones[names.upper].rotation_axis_angle = (upper, axis.x, axis.y, axis.z)
-    own = (_start(rest, bend, upper) @ Matrix.Rotation(lower, 3, "Y")).to_quaternion()
-    reference = bones[names.lower].rotation_quaternion if near is None else near
-    bones[names.lower].rotation_quaternion = (
-        own if own.dot(reference) >= 0.0 else Quaternion([-c for c in own])
-    )
-
-
-def _upper_angle(obj, names, axis: Vector) -> float:
-    """The upper roll as its channel holds it (not wrapped), signed about ``axis``."""
-    angle, *channel_axis = obj.pose.bones[names.upper].rotation_axis_angle
-    return angle if Vector(channel_axis).dot(axis) >= 0.0 else -angle
+def set_rolls(obj, names, upper: float, lower: float) -> None:
+    """Set the chain's rolls (radians, right-handed): the upper bone turned by ``upper`` about its
+    segment (root -> joint), the lower bone by ``lower`` about its own Y axis. Joints and end do not
+    move; 0 and 0 is the rest bend plane mapped onto the solved one. Tags ``obj`` (a custom property
+    written from Python tags nothing, and the drivers would keep the old values)."""
+    holder = obj.pose.bones[chain_lower(names)]
+    for (name, _), value in zip(ROLLS, (upper, lower), strict=True):
+        holder[PROPERTIES[name]] = float(value)
+    obj.update_tag()
 
 
 def current(obj, names) -> tuple[float, float]:
-    """The chain's (upper, lower) rolls in radians (:func:`set_rolls`); (0, 0) before it has a
-    network of this shape, or when a channel holds no number."""
-    bones = obj.pose.bones
-    if any(bones.get(name) is None for name in (names.hinge, names.upper, names.lower)):
-        return 0.0, 0.0
-    axis, rest, bend = _frames(obj, names)
-    upper = _upper_angle(obj, names, axis)
-    own = (
-        _start(rest, bend, upper).transposed() @ bones[names.lower].rotation_quaternion.to_matrix()
-    ).to_quaternion()
-    lower = 2.0 * math.atan2(own.y, own.w)
+    """The chain's (upper, lower) rolls in radians (:func:`set_rolls`), wrapped to [-pi, pi]; (0, 0)
+    when the chain has none yet or a roll is not a number. A network before 0.2 gives its channels'
+    rolls (:func:`legacy_current`)."""
+    holder = obj.pose.bones.get(chain_lower(names))
+    keys = [PROPERTIES[name] for name, _ in ROLLS]
+    if holder is None or any(key not in holder for key in keys):
+        return legacy_current(obj, names)
+    upper, lower = (float(holder[key]) for key in keys)
     if not (math.isfinite(upper) and math.isfinite(lower)):
         return 0.0, 0.0
     return math.remainder(upper, 2.0 * math.pi), math.remainder(lower, 2.0 * math.pi)
@@ -81,22 +78,66 @@ def _turn_about(solved: Matrix, wanted: Matrix, axis: Vector) -> float:
     return 2.0 * math.atan2(Vector(own[1:]).dot(axis.normalized()), own.w)
 
 
+def _near(angle: float, reference: float) -> float:
+    """``angle`` plus whole turns, nearest ``reference``."""
+    reference = reference if math.isfinite(reference) else 0.0
+    return reference + math.remainder(angle - reference, 2.0 * math.pi)
+
+
 def match(context, obj, names, upper_pose: Matrix, lower_pose: Matrix) -> tuple[float, float]:
     """Set the rolls so that the solved bones take the orientations of ``upper_pose`` and
     ``lower_pose`` (armature-space pose matrices of the chain's bones, the FK pose) about their own
-    axes, for the chain's current target and pole; returns them (radians). Updates the view layer.
+    axes, for the chain's current target and pole; returns them (radians). Updates the view layer
+    (twice more: the lower roll is measured with the upper one in place, since the solved lower
+    bone hangs off the rolled upper one).
 
-    The rolls are the ones nearest the channels' values before (the frame's keyed rolls), so that
-    keys Snap makes on successive frames interpolate the short way, never a turn around."""
+    The rolls are the ones nearest the values before (the frame's keyed rolls), so that keys Snap
+    makes on successive frames interpolate the short way, never a turn around."""
     axis, _, _ = _frames(obj, names)
-    before = _upper_angle(obj, names, axis), obj.pose.bones[names.lower].rotation_quaternion.copy()
+    before = current(obj, names)
     set_rolls(obj, names, 0.0, 0.0)
     context.view_layer.update()
     solved = obj.evaluated_get(context.evaluated_depsgraph_get()).pose.bones
-    upper = _turn_about(solved[names.upper].matrix, upper_pose, axis)
-    reference = before[0] if math.isfinite(before[0]) else 0.0
-    upper = reference + math.remainder(upper - reference, 2.0 * math.pi)
-    lower = _turn_about(solved[names.lower].matrix, lower_pose, Vector((0.0, 1.0, 0.0)))
-    set_rolls(obj, names, upper, lower, near=before[1])
+    upper = _near(_turn_about(solved[names.upper].matrix, upper_pose, axis), before[0])
+    set_rolls(obj, names, upper, 0.0)
+    context.view_layer.update()
+    solved = obj.evaluated_get(context.evaluated_depsgraph_get()).pose.bones
+    lower = _near(_turn_about(solved[names.lower].matrix, lower_pose, Vector((0.0, 1.0, 0.0))), before[1])
+    set_rolls(obj, names, upper, lower)
     context.view_layer.update()
     return upper, lower
+
+
+# --- Networks built before 0.2 ----------------------------------------------------------------------
+
+LEGACY_UPPER = "rotation_axis_angle"
+LEGACY_LOWER = "rotation_quaternion"
+
+
+def legacy_current(obj, names) -> tuple[float, float]:
+    """The rolls a network before 0.2 holds in its solved bones' channels (the upper bone's
+    axis-angle about its segment; the lower bone's quaternion, its start undoing the upper roll,
+    then its roll about Y); (0, 0) when these bones are missing or a channel holds no number."""
+    bones = obj.pose.bones
+    if any(bones.get(name) is None for name in (names.hinge, names.upper, names.lower)):
+        return 0.0, 0.0
+    axis, rest, bend = _frames(obj, names)
+    angle, *channel_axis = bones[names.upper].rotation_axis_angle
+    upper = angle if Vector(channel_axis).dot(axis) >= 0.0 else -angle
+    legacy_start = rest.transposed() @ Matrix.Rotation(-upper, 3, "Y") @ bend @ rest
+    own = (legacy_start.transposed() @ bones[names.lower].rotation_quaternion.to_matrix()).to_quaternion()
+    lower = 2.0 * math.atan2(own.y, own.w)
+    if not (math.isfinite(upper) and math.isfinite(lower)):
+        return 0.0, 0.0
+    return math.remainder(upper, 2.0 * math.pi), math.remainder(lower, 2.0 * math.pi)
+
+
+def legacy_paths(names) -> tuple[str, str]:
+    """The data paths of the channels that held the rolls before 0.2 (:func:`legacy_current`)."""
+    return f"{bone_path(names.upper)}.{LEGACY_UPPER}", f"{bone_path(names.lower)}.{LEGACY_LOWER}"
+
+
+def roll_paths(names) -> tuple[str, str]:
+    """The data paths of the rolls' custom properties (upper, lower)."""
+    lower = chain_lower(names)
+    return setting_path(lower, "upper_roll"), setting_path(lower, "lower_roll")

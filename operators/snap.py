@@ -7,7 +7,7 @@ from ..animation.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
 from ..chain.bones import ChainError
 from ..chain.chains import chain_bone_slots
 from ..chain.compat import autokey
-from ..network.build import parts
+from ..network.build import PROPERTIES
 from .common import ChainOperator
 
 
@@ -79,11 +79,11 @@ switching to IK changes nothing"""
 
     @staticmethod
     def key_always(obj, chain) -> None:
-        # The rolls are the solved bones' rotations, keyed on every snap (Only Insert Available
+        # The rolls (the lower bone's properties) are keyed on every snap (Only Insert Available
         # would skip a first key): a frame snapped later must not change an earlier one's pose.
-        names = parts(chain.upper_bone, chain.lower_bone)
-        obj.pose.bones[names.upper].keyframe_insert("rotation_axis_angle", group=chain.name)
-        obj.pose.bones[names.lower].keyframe_insert("rotation_quaternion", group=chain.name)
+        lower = obj.pose.bones[chain.lower_bone]
+        for name in ("upper_roll", "lower_roll"):
+            lower.keyframe_insert(f'["{PROPERTIES[name]}"]', group=lower.name)
 
 
 class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):  # type: ignore[misc]

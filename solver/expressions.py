@@ -122,6 +122,13 @@ def roll(reach: float, tolerance: float) -> str:
     return _checked(_guarded(body, "x==x and y==y and z==z"))
 
 
+def offset_angle(offset: float) -> str:
+    """A roll read from the chain's setting (contract "Bone orientation"): the setting plus the
+    channel's constant ``offset`` (radians), or the offset alone when the setting is not a number.
+    Variable: ``r`` the roll setting (radians)."""
+    return _checked(_guarded(f"r+{number(offset, exact=True)}", "r==r", number(offset, exact=True)))
+
+
 _FUNCTIONS = {
     "min": min,
     "max": max,

@@ -94,11 +94,11 @@ def test_a_straight_twisted_leg_keeps_turning_its_hinge_as_it_straightens(scene)
 
 
 def test_twist_is_animatable(scene):
-    """Keyed twist (on the network's root bone, settings.path): each frame poses the knee as the
+    """Keyed twist (on the lower bone, settings.path): each frame poses the knee as the
     solver does with that frame's value."""
     obj, chain = leg()
     owner, path = package().chain.settings.path(chain, "twist")
-    assert owner == obj.pose.bones["MCH-IK-shin-root"]
+    assert owner == obj.pose.bones["shin"]
     for frame, value in ((1, 0.0), (11, 1.0)):
         chain.twist = value
         owner.keyframe_insert(path, frame=frame)
@@ -220,11 +220,12 @@ def test_a_setting_that_is_not_a_number_is_an_error_and_recovers(scene, setting)
 
 def test_a_non_finite_network_pose_is_rewritten_or_reported(scene):
     """A network bone holding NaN (a broken file, a script): a driven channel (the hinge bone's
-    angle) is rewritten by its driver on the next update; an undriven one (a location, the upper
-    bone's roll) is an edited network, which the chain reports as off its solve (never a silent
+    angle) is rewritten by its driver on the next update; an undriven one (a location, the solved
+    upper bone's rotation) is an edited network, which the chain reports as off its solve (never a silent
     NaN pose) until Update Mechanism rebuilds it, with the roll back at 0. (Rewritten: Blender
     evaluates the network itself, so nothing of the extension rewrites the mechanism bones; the
-    batched variant is gone.)"""
+    batched variant is gone. The rolls are the lower bone's properties since 0.2: the solved upper
+    bone's channel is a quaternion with no roll.)"""
     obj, chain = leg()
     _, end, _ = expected_world(obj, TARGET, POLE)
     obj.pose.bones["MCH-IK-shin-hinge"].rotation_euler[0] = math.nan
@@ -233,7 +234,7 @@ def test_a_non_finite_network_pose_is_rewritten_or_reported(scene):
     assert_close(world_tail(obj, "shin"), end, TOLERANCE)
     for bone, path, value in (
         ("MCH-IK-shin-roll", "location", (math.nan, 0.0, 0.0)),
-        ("MCH-IK-thigh", "rotation_axis_angle", (math.nan, 0.0, 1.0, 0.0)),
+        ("MCH-IK-thigh", "rotation_quaternion", (math.nan, 0.0, 1.0, 0.0)),
     ):
         setattr(obj.pose.bones[bone], path, value)
         update()

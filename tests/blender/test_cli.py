@@ -169,7 +169,8 @@ def test_report_command_csv_and_json(scene, tmp_path):
         (chain, str(frame)) for frame in range(1, 6) for chain in ("shin", "spare")
     ]
     shin = {int(row["frame"]): row for row in rows if row["chain"] == "shin"}
-    assert shin[1]["reachable"] == "True" and float(shin[1]["shortfall"]) == 0.0 and shin[1]["status"] == ""
+    assert shin[1]["reachable"] == "True" and shin[1]["status"] == ""
+    assert float(shin[1]["shortfall"]) == pytest.approx(0.0, abs=TOLERANCE)  # float32 noise, on target
     assert shin[5]["reachable"] == "False" and shin[5]["too_close"] == "False"
     assert float(shin[5]["shortfall"]) == pytest.approx(1.0, abs=TOLERANCE)  # target 3 m away, chain 2 m long
     spare = [row for row in rows if row["chain"] == "spare"]

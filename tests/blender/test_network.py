@@ -166,7 +166,7 @@ def test_random_placements_match_the_solver(rig):
     """200 random targets and poles with twist and softness, on rolled bones: joint and end on
     the solver's to 1e-5 of the chain."""
     obj, target, pole = rig
-    settings = obj.pose.bones[network().parts("thigh", "shin").root]
+    settings = obj.pose.bones["shin"]  # the chain's settings (network/layout.py, PROPERTIES)
     rng = random.Random(7)
     reach = sum(lengths(obj))
     worst = 0.0
@@ -174,7 +174,7 @@ def test_random_placements_match_the_solver(rig):
         target.location = Vector([rng.uniform(-1.1, 1.1) for _ in range(3)]) + Vector((0.1, 0, 1))
         pole.location = Vector([rng.uniform(-2, 2) for _ in range(3)])
         twist, softness = rng.choice([0.0, 0.0, 0.7, -2.5]), rng.choice([0.0, 0.0, 0.1, 0.4])
-        settings["twist"], settings["softness"] = twist, softness
+        settings["IK Twist"], settings["IK Softness"] = twist, softness
         obj.update_tag()
         bpy.context.view_layer.update()
         error = miss(obj, target, pole, twist=twist, softness=softness)
@@ -227,8 +227,8 @@ def save_shot(path) -> None:
     frames 1-20, a camera; saved on frame 1."""
     obj = leg()
     target, pole = make_empty("Target", (0.1, 0.3, 0.4)), make_empty("Pole", (0.1, 1.0, 0.6))
-    names = network().build(obj, [spec(target, pole)])[0]
-    settings = obj.pose.bones[names.root]
+    network().build(obj, [spec(target, pole)])
+    settings = obj.pose.bones["shin"]
     hips = obj.pose.bones["hips"]
     hips.rotation_mode = "XYZ"
     for frame, location, pole_location, hip, influence, twist, softness in (
@@ -237,11 +237,11 @@ def save_shot(path) -> None:
         (20, (-0.4, 0.2, 0.3), (-1.0, 0.5, 0.5), (-0.2, 0.0, 0.5), 1.0, -0.5, 0.5),
     ):
         target.location, pole.location, hips.rotation_euler = location, pole_location, hip
-        settings["influence"], settings["twist"], settings["softness"] = influence, twist, softness
+        settings["IK Influence"], settings["IK Twist"], settings["IK Softness"] = influence, twist, softness
         target.keyframe_insert("location", frame=frame)
         pole.keyframe_insert("location", frame=frame)
         hips.keyframe_insert("rotation_euler", frame=frame)
-        for name in ("influence", "twist", "softness"):
+        for name in ("IK Influence", "IK Twist", "IK Softness"):
             settings.keyframe_insert(f'["{name}"]', frame=frame)
     camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     bpy.context.scene.collection.objects.link(camera)
@@ -371,10 +371,9 @@ def test_motion_paths_follow_the_solved_end(scene, tmp_path):
 def test_rest_pose_at_influence_zero_is_fk(rig):
     """Influence 0 leaves the animator's FK pose."""
     obj = rig[0]
-    names = network().parts("thigh", "shin")
     obj.pose.bones["thigh"].rotation_mode = "XYZ"
     obj.pose.bones["thigh"].rotation_euler = Euler((0.4, 0.0, 0.2))
-    obj.pose.bones[names.root]["influence"] = 0.0
+    obj.pose.bones["shin"]["IK Influence"] = 0.0
     obj.update_tag()
     bpy.context.view_layer.update()
     fk = obj.data.bones["thigh"].matrix_local @ obj.pose.bones["thigh"].matrix_basis

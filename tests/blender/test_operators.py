@@ -495,10 +495,6 @@ def test_remove_keeps_each_chains_animation(scene):
     for chain, expression in ((first, "0.5"), (second, "0.25")):
         owner, path = settings.path(chain, "softness")
         owner.driver_add(path).driver.expression = expression
-    root = {
-        chain.lower_bone: package().network.build.parts(chain.upper_bone, chain.lower_bone).root
-        for chain in (first, second)
-    }
     obj.two_bone_ik.active_chain_index = 0
     assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
     (remaining,) = obj.two_bone_ik.chains
@@ -506,9 +502,9 @@ def test_remove_keeps_each_chains_animation(scene):
         fcurve.data_path
         for fcurves in package().chain.compat.animation_fcurves(obj)
         for fcurve in fcurves
-        if "-root" in fcurve.data_path
+        if '"]["IK ' in fcurve.data_path
     )
-    assert paths == [f'pose.bones["{root["shin.R"]}"]["{name}"]' for name in ("softness", "twist")]
+    assert paths == [f'pose.bones["shin.R"]["IK {name}"]' for name in ("Softness", "Twist")]
     bpy.context.scene.frame_set(11)
     assert remaining.lower_bone == "shin.R"
     assert remaining.twist == pytest.approx(0.9)
@@ -977,9 +973,8 @@ def test_remove_keeps_a_riggers_switch_driven_by_the_chains_influence(scene):
     driver.expression = "1 - ik"
     variable = driver.variables.new()
     variable.name, variable.targets[0].id = "ik", obj
-    variable.targets[0].data_path = (
-        package().chain.settings.path(chain, "influence")[0].path_from_id('["influence"]')
-    )
+    owner, path = package().chain.settings.path(chain, "influence")
+    variable.targets[0].data_path = owner.path_from_id(path)
     assert run(bpy.ops.pose.two_bone_ik_remove, obj) == {"FINISHED"}
     assert [constraint.name for constraint in obj.pose.bones["foot"].constraints] == ["Rigger's switch"]
 
