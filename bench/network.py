@@ -169,7 +169,7 @@ def strip_roll(obj) -> None:
 
 def strip_roll_drivers(obj) -> None:
     """Experiment: no drivers from the rolls' properties (the hinge's Euler Y, the solved lower
-    bone's Euler Y): the network's drivers as they were before 0.2, when the rolls were channels of
+    bone's Euler Y): the network's drivers as they were in the earlier layout, when the rolls were channels of
     the network's own bones, hidden from the animation editors (docs/design.md, "Where a chain's
     keys live")."""
     parts = _network_parts(obj)
@@ -216,7 +216,7 @@ def strip_to_output(obj) -> None:
 EXPERIMENTS: dict[str, Callable] = {
     "exp: -influence drivers": strip_influence,
     "exp: -roll driver": strip_roll,
-    "exp: -rolls' drivers (as before 0.2)": strip_roll_drivers,
+    "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,
     "exp: -aim drivers": strip_aim,
     "exp: -all drivers": strip_drivers,
     "exp: bones+copy only": strip_to_output,
@@ -225,7 +225,7 @@ EXPERIMENT_SIZES = ((10, "separate"), (100, "one armature"))
 # Control: Rigify's IK after an Edit Mode round trip, as Update Mechanism makes in ``ours``.
 RIGIFY_CONTROLS = ("ctl: Edit Mode toggled",)
 RIGIFY_EXPERIMENTS = {
-    "exp: -rolls' drivers (as before 0.2)": strip_roll_drivers,
+    "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,
     "exp: -all drivers": strip_drivers,
     "exp: bones+copy only": strip_to_output,
 }

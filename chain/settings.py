@@ -7,7 +7,7 @@ the animation editors list their keys under the bone (docs/design.md).
 The chain's properties of the same names are views of them: reading gives the bone's value, and
 setting writes it and tags the armature (a custom property set from Python tags nothing). A chain
 without a network yet keeps its values in its own storage, which the network copies when built;
-a network built before 0.2 keeps them on its root bone under the setting's own name until Update
+a network of the earlier layout keeps them on its root bone under the setting's own name until Update
 Mechanism moves them.
 """
 
@@ -31,7 +31,7 @@ def _stored(chain):
 
 def _named_holder(chain):
     """(pose bone, {setting: property name}) where the settings of a chain on these bones are,
-    whichever chain's they are: the lower bone, or a network root bone before 0.2; (None, {}) when
+    whichever chain's they are: the lower bone, or a network root bone (the earlier layout); (None, {}) when
     neither holds them."""
     obj = chain.id_data
     if obj.pose is None:

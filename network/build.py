@@ -272,7 +272,7 @@ def influence_path(bone: str, constraint: str) -> str:
 
 
 def legacy(obj, chain) -> bool:
-    """Whether the chain's network is of the layout before 0.2 (settings on its root bone, rolls in
+    """Whether the chain's network is of the earlier layout (settings on its root bone, rolls in
     its solved bones' channels): it plays as built, and Update Mechanism moves its keys."""
     root = obj.pose.bones.get(parts(chain.upper_bone, chain.lower_bone).root)
     return root is not None and "influence" in root
@@ -280,7 +280,7 @@ def legacy(obj, chain) -> bool:
 
 def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
     """The chain's settings and rolls as custom properties of its lower bone: the values there, or
-    those a network before 0.2 kept on its root bone (then removed there), or the chain's own; the
+    those a network of the earlier layout kept on its root bone (then removed there), or the chain's own; the
     rolls ``kept`` (:func:`.rolls.current`)."""
     lower, root = obj.pose.bones[chain.lower_bone], obj.pose.bones[names.root]
     values = dict(zip((name for name, _ in ROLLS), kept, strict=True))
@@ -331,7 +331,7 @@ def _influence(made: Templates, obj, bone: str, constraint: str, paths: dict[str
 
 def _setting_paths(obj, chain) -> dict[str, str]:
     """Where the chain's network reads each setting: the lower bone's properties, or the root
-    bone's in a network before 0.2 (:func:`legacy`)."""
+    bone's in a network of the earlier layout (:func:`legacy`)."""
     if legacy(obj, chain):
         root = parts(chain.upper_bone, chain.lower_bone).root
         return {name: legacy_setting_path(root, name) for name, *_ in SETTINGS}
@@ -453,7 +453,7 @@ OWN_CONSTRAINTS = {"target": ("Target",), "aim": ("Aim",), "pole": ("Hint", "Pol
 
 def _kept_paths(names: Parts) -> tuple[str, ...]:
     """F-Curve data paths on the network's bones that are a chain's own data in a network built
-    before 0.2 (:func:`legacy`): its settings and rolls, which Update Mechanism moves to the lower
+    of the earlier layout (:func:`legacy`): its settings and rolls, which Update Mechanism moves to the lower
     bone (network/legacy.py). Today's networks keep no data of the chain's there."""
     settings = tuple(legacy_setting_path(names.root, name) for name, *_ in SETTINGS)
     return (
@@ -514,7 +514,7 @@ def _network_drivers(names: Parts) -> set[tuple[str, int]]:
 
 def _clear_foreign(obj, chains_names: list[Parts]) -> None:
     """Remove keys and drivers on the networks' bones (the rebuild makes its drivers anew; the keys a
-    network before 0.2 kept there were moved or measured first: network/legacy.py), in one pass."""
+    network of the earlier layout kept there were moved or measured first: network/legacy.py), in one pass."""
     paths = {bone_path(name) for names in chains_names for name in names}
     for fcurves in animation_fcurves(obj):
         for fcurve in [f for f in fcurves if _bone_prefix(f.data_path) in paths]:
@@ -603,7 +603,7 @@ def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
     (library data, Edit Mode refused) and ValueError naming the bone when a chain's bones are
     missing or not parent and child; nothing is changed then.
 
-    A network built before 0.2 (:func:`legacy`) is rebuilt with the settings' keys and drivers
+    A network of the earlier layout (:func:`legacy`) is rebuilt with the settings' keys and drivers
     moved to the lower bone and its roll keys turned into keys on the roll properties
     (network/legacy.py); what moved is added to ``moved``, in words.
     """

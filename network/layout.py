@@ -86,7 +86,7 @@ def setting_path(lower: str, setting: str) -> str:
 
 
 def legacy_setting_path(root: str, setting: str) -> str:
-    """Where networks built before 0.2 kept setting ``setting``: a custom property of their root
+    """Where networks of the earlier layout kept setting ``setting``: a custom property of their root
     bone ``root`` (``MCH-IK-<lower>-root``), hidden from the animation editors."""
     return f'{bone_path(root)}["{setting}"]'
 

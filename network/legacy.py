@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Networks built before 0.2 kept the chain's settings on their root bone and its rolls in their
+"""Networks of the earlier layout kept the chain's settings on their root bone and its rolls in their
 solved bones' channels, hidden from the animation editors. They play as built; a rebuild (Update
 Mechanism) moves what the animator keyed to the lower bone's properties (docs/design.md, "Where a
 chain's keys live"):
@@ -58,8 +58,9 @@ def move_settings(obj, chain, names: Parts) -> list[str]:
 
 
 def roll_frames(obj, names: Parts) -> list[float]:
-    """The frames at which the old roll channels of the chain are keyed in ``obj``'s action."""
-    paths = set(rolls.legacy_paths(names))
+    """The frames at which the chain's old rolls or settings are keyed in ``obj``'s action: where
+    the rolls get keys, so the pose is the old one on every frame the animator keyed."""
+    paths = set(rolls.legacy_paths(names)) | {legacy_setting_path(names.root, name) for name, *_ in SETTINGS}
     animation = obj.animation_data
     if animation is None or animation.action is None:
         return []

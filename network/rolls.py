@@ -10,7 +10,7 @@ before its bend (Euler YXZ); the lower roll turns the solved lower bone about it
 its Damped Track (Euler YXZ, the track's start in the other channels). Functions take the chain's
 network names (:func:`.layout.parts`).
 
-Networks built before 0.2 kept the rolls in the solved bones' own channels (an axis-angle and a
+Networks of the earlier layout kept the rolls in the solved bones' own channels (an axis-angle and a
 quaternion that also held the track's start, undoing the upper roll): :func:`legacy_current`
 reads them, and :func:`move_legacy_keys` turns their keys into keys on the properties.
 """
@@ -59,8 +59,8 @@ def set_rolls(obj, names, upper: float, lower: float) -> None:
 
 def current(obj, names) -> tuple[float, float]:
     """The chain's (upper, lower) rolls in radians (:func:`set_rolls`), wrapped to [-pi, pi]; (0, 0)
-    when the chain has none yet or a roll is not a number. A network before 0.2 gives its channels'
-    rolls (:func:`legacy_current`)."""
+    when the chain has none yet or a roll is not a number. A network of the earlier layout gives
+    its channels' rolls (:func:`legacy_current`)."""
     holder = obj.pose.bones.get(chain_lower(names))
     keys = [PROPERTIES[name] for name, _ in ROLLS]
     if holder is None or any(key not in holder for key in keys):
@@ -108,14 +108,14 @@ def match(context, obj, names, upper_pose: Matrix, lower_pose: Matrix) -> tuple[
     return upper, lower
 
 
-# --- Networks built before 0.2 ----------------------------------------------------------------------
+# --- Networks of the earlier layout ----------------------------------------------------------------------
 
 LEGACY_UPPER = "rotation_axis_angle"
 LEGACY_LOWER = "rotation_quaternion"
 
 
 def legacy_current(obj, names) -> tuple[float, float]:
-    """The rolls a network before 0.2 holds in its solved bones' channels (the upper bone's
+    """The rolls a network of the earlier layout holds in its solved bones' channels (the upper bone's
     axis-angle about its segment; the lower bone's quaternion, its start undoing the upper roll,
     then its roll about Y); (0, 0) when these bones are missing or a channel holds no number."""
     bones = obj.pose.bones
@@ -133,7 +133,7 @@ def legacy_current(obj, names) -> tuple[float, float]:
 
 
 def legacy_paths(names) -> tuple[str, str]:
-    """The data paths of the channels that held the rolls before 0.2 (:func:`legacy_current`)."""
+    """The data paths of the channels that held the rolls in the earlier layout (:func:`legacy_current`)."""
     return f"{bone_path(names.upper)}.{LEGACY_UPPER}", f"{bone_path(names.lower)}.{LEGACY_LOWER}"
 
 

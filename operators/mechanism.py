@@ -56,8 +56,9 @@ run it after adding chains by script or changing their bones"""
             self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))
             return {"CANCELLED"}
         added = [part for lines in foreign_all(obj, chains) for part in lines]
+        moved: list[str] = []
         try:
-            build(obj, chains)
+            build(obj, chains, moved)
         except ValueError as error:  # MechanismError, or bones the network cannot be named for
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
@@ -68,6 +69,11 @@ run it after adding chains by script or changing their bones"""
             self.report({"WARNING"}, f"Removed what was added to the network: {'; '.join(added)}")
         if followed:
             self.report({"INFO"}, f"Followed renamed bones: {', '.join(followed)}")
+        if moved:
+            self.report(
+                {"INFO"},
+                f"Moved keys of a network of the earlier layout to the lower bone: {'; '.join(moved)}",
+            )
         if chains:
             self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")
         return {"FINISHED"}

@@ -224,8 +224,8 @@ def test_a_non_finite_network_pose_is_rewritten_or_reported(scene):
     upper bone's rotation) is an edited network, which the chain reports as off its solve (never a silent
     NaN pose) until Update Mechanism rebuilds it, with the roll back at 0. (Rewritten: Blender
     evaluates the network itself, so nothing of the extension rewrites the mechanism bones; the
-    batched variant is gone. The rolls are the lower bone's properties since 0.2: the solved upper
-    bone's channel is a quaternion with no roll.)"""
+    batched variant is gone. The rolls are the lower bone's properties now: the solved upper bone's
+    channel is a quaternion with no roll.)"""
     obj, chain = leg()
     _, end, _ = expected_world(obj, TARGET, POLE)
     obj.pose.bones["MCH-IK-shin-hinge"].rotation_euler[0] = math.nan

@@ -403,8 +403,8 @@ def test_bake_action_keeping_constraints_is_reported_and_update_mechanism_restor
     """Bake Action of every bone keeping the constraints keys the network's bones too: their visual
     rotation over the solved lower bone's start, which turns the lower bone about its axis (the
     foot 0.36 m off). The chain says so (never a silent wrong pose), and Update Mechanism, which
-    removes keys on the network, plays the pose again. (Rewritten in 0.2: the rolls are driven
-    from the lower bone's properties, and the solved lower bone's start is a channel.) Baking the
+    removes keys on the network, plays the pose again. (Rewritten when the rolls moved to the lower
+    bone's properties: the solved lower bone's start is a channel, its roll driven.) Baking the
     deform bones only keeps the pose: test_bake_action_on_the_deform_bones_then_chains_off_..."""
     obj = build_rig()
     before = played(obj)

@@ -90,7 +90,7 @@ def test_an_edited_network_says_so_and_update_mechanism_repairs_it(scene, capfd,
 
 def test_update_mechanism_keeps_keys_on_settings_and_rolls_and_removes_others(scene):
     """Keys on the chain's settings and rolls (the lower bone's properties) stay; keys on network
-    bones go. (Rewritten in 0.2: the settings and rolls were channels of network bones.)"""
+    bones go. (Rewritten when the settings and rolls moved from network bones to the lower bone.)"""
     obj, chain = _leg()
     key_setting(chain, "influence", 1)
     obj.pose.bones["shin"].keyframe_insert('["IK Upper Roll"]', frame=1)
