@@ -10,7 +10,6 @@ import pathlib
 import shutil
 
 import bpy
-import pytest
 from blender_rig import package, update_mechanism
 from mathutils import Vector
 
@@ -47,11 +46,19 @@ def _network_paths(action) -> set[str]:
 
 def _fcurves(action) -> list:
     if hasattr(action, "layers") and len(action.layers):
-        return [f for layer in action.layers for strip in layer.strips for bag in strip.channelbags for f in bag.fcurves]
+        return [
+            f
+            for layer in action.layers
+            for strip in layer.strips
+            for bag in strip.channelbags
+            for f in bag.fcurves
+        ]
     return list(action.fcurves)
 
 
-def test_a_file_of_the_earlier_layout_plays_as_before_and_update_mechanism_moves_its_keys(scene, tmp_path, capfd):
+def test_a_file_of_the_earlier_layout_plays_as_before_and_update_mechanism_moves_its_keys(
+    scene, tmp_path, capfd
+):
     """A file saved with the network's earlier layout (settings keyed on the hidden root bone, rolls
     keyed by Snap on the solved bones' channels, a second action with settings keys) plays every
     frame as recorded. Update Mechanism says what it moved and leaves no key on the network: the

@@ -108,10 +108,18 @@ def build_scene():
 
 def _paths(action) -> list[str]:
     if hasattr(action, "layers") and len(action.layers):
-        curves = [f for layer in action.layers for strip in layer.strips for bag in strip.channelbags for f in bag.fcurves]
+        curves = [
+            f
+            for layer in action.layers
+            for strip in layer.strips
+            for bag in strip.channelbags
+            for f in bag.fcurves
+        ]
     else:
         curves = list(action.fcurves)
-    return sorted({fcurve.data_path for fcurve in curves if fcurve.data_path.startswith(f'pose.bones["{PREFIX}')})
+    return sorted(
+        {fcurve.data_path for fcurve in curves if fcurve.data_path.startswith(f'pose.bones["{PREFIX}')}
+    )
 
 
 def frame_record(obj) -> dict:
@@ -143,7 +151,6 @@ def main(checkout: pathlib.Path) -> None:
         scene.frame_set(frame)
         frames[str(frame)] = frame_record(obj)
     scene.frame_set(FRAMES[0])
-    chain = obj.two_bone_ik.chains[0]
     record = {
         "about": (
             "Saved with the network's earlier layout (tests/data/make_root_settings_file.py): the "
