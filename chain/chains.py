@@ -13,13 +13,12 @@ from mathutils import Matrix, Vector
 from ..network import build as network
 from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones
+from . import controls as control_bones
 from . import pose, readout
 from .bones import ChainError, chain_bones, end_bone, renamed, unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
+from .controls import POLE_DISTANCE
 from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
-
-# How far the pole empty sits from the joint, as a share of the chain's length.
-POLE_DISTANCE = 0.5
 
 
 def lower_bone_names(obj, selected_names, active_name: str | None = None) -> list[str]:
@@ -200,20 +199,30 @@ def constrained_bones(obj, chain) -> list[str]:
     return names
 
 
-def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack_position: str = "LAST"):
+def add_chain(
+    context,
+    obj,
+    lower_name: str,
+    parent_controls: bool = True,
+    stack_position: str = "LAST",
+    controls: str = "BONES",
+):
     """Add a chain on ``lower_name`` and its parent, with a target at the lower tail and a pole on
     the bend side of the joint, so the first solve reproduces the current pose. The target takes
     the world rotation of the end bone (the lower bone's first child, else the lower bone), so End
-    Rotation Target moves nothing either. With ``parent_controls``, target and pole are parented to
-    the armature object, keeping their world transform (as Ctrl+P does): they move with the rig.
-    ``stack_position`` ("LAST" or "FIRST") places the chain's constraints among the bones' others
-    (the chain property of that name).
+    Rotation Target moves nothing either. ``controls`` says what the target and pole are: "BONES",
+    bones of the armature (chain/controls.py), or "EMPTIES", empty objects in the armature's
+    collection, which with ``parent_controls`` are parented to the armature object, keeping their
+    world transform (as Ctrl+P does). ``stack_position`` ("LAST" or "FIRST") places the chain's
+    constraints among the bones' others (the chain property of that name).
 
     Returns the new chain, with its network built (network/build.py). Raises ValueError (naming the
     bone) when the bone cannot carry a chain: it is missing, has no parent, or it or its parent is
     already a bone of another chain (:func:`chains_sharing_bones`); and MechanismError (a
     ValueError) when the armature cannot take the mechanism's bones. Nothing is created then.
     """
+    if controls not in ("BONES", "EMPTIES"):
+        raise ValueError(f"controls: {controls!r} is neither 'BONES' nor 'EMPTIES'")
     lower_bone = obj.data.bones.get(lower_name)
     if lower_bone is None:
         raise ValueError(f"lower_name: bone '{lower_name}' not found")
@@ -231,33 +240,20 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack
     fk = (obj.pose.bones[upper_name].matrix.copy(), obj.pose.bones[lower_name].matrix.copy())
     root, joint, end, side = current_pole_side(obj, upper_name, lower_name)
     length = (joint - root).length + (end - joint).length
-
-    collection = obj.users_collection[0] if obj.users_collection else context.scene.collection
-    world = obj.matrix_world
     children = obj.pose.bones[lower_name].children
     turned = obj.pose.bones[children[0].name if children else lower_name].matrix
-    rotation = pose.rotation_of(world.to_3x3() @ turned.to_3x3()).to_quaternion()
-    target = bpy.data.objects.new(f"IK Target {lower_name}", None)
-    target.empty_display_type = "SPHERE"
-    target.empty_display_size = max(0.05 * length, 1e-3)
-    pole = bpy.data.objects.new(f"IK Pole {lower_name}", None)
-    pole.empty_display_type = "PLAIN_AXES"
-    pole.empty_display_size = max(0.1 * length, 1e-3)
-    for empty, place in (
-        (target, Matrix.LocRotScale(world @ end, rotation, None)),
-        (pole, Matrix.Translation(world @ pole_point(joint, side, length))),
-    ):
-        if parent_controls:
-            empty.parent = obj
-            empty.matrix_parent_inverse = world.inverted()
-        collection.objects.link(empty)
-        empty.matrix_world = place
+    pole = pole_point(joint, side, length)
+    made = _controls(context, obj, lower_name, (controls, parent_controls), (end, turned, pole), length)
 
     chains = obj.two_bone_ik.chains
     chain = chains.add()
     chain.name = unique_name({other.name for other in chains if other != chain}, lower_name)
     chain.upper_bone, chain.lower_bone = upper_name, lower_name
-    chain.target, chain.pole = target, pole
+    if controls == "BONES":
+        chain.target, chain.target_bone = obj, made[0]
+        chain.pole, chain.pole_bone = obj, made[1]
+    else:
+        chain.target, chain.pole = made
     chain.stack_position = stack_position
     obj.two_bone_ik.active_chain_index = len(chains) - 1
     chain_bones(obj, chain)  # validates the pair
@@ -268,12 +264,47 @@ def add_chain(context, obj, lower_name: str, parent_controls: bool = True, stack
         # (check_bones): the build changed nothing; take back what was made here.
         chains.remove(len(chains) - 1)
         obj.two_bone_ik.active_chain_index = max(0, len(chains) - 1)
-        for empty in (target, pole):
-            bpy.data.objects.remove(empty, do_unlink=True)
+        if controls == "BONES":
+            control_bones.remove(obj, made)
+        else:
+            for empty in made:
+                bpy.data.objects.remove(empty, do_unlink=True)
         raise
     # The bones keep their orientations too, a knee bent off the rest bend plane included.
     rolls.match(context, obj, network.parts(upper_name, lower_name), *fk)
     return obj.two_bone_ik.chains[-1]  # Edit Mode may have freed the reference
+
+
+def _controls(context, obj, lower_name, kind: tuple[str, bool], places, length: float) -> tuple:
+    """Make the chain's target and pole (:func:`add_chain`), of ``kind`` (controls, parent_controls):
+    bone names or empty objects. ``places``: (end, turned, pole), the target at ``end`` turned like
+    ``turned`` (the end bone's pose matrix), the pole at ``pole``, armature space; ``length`` the
+    chain's."""
+    (controls, parent_controls), (end, turned, pole) = kind, places
+    rotation = pose.rotation_of(turned)
+    if controls == "BONES":
+        return control_bones.add(
+            context, obj, lower_name, Matrix.LocRotScale(end, rotation.to_quaternion(), None), pole
+        )
+    world = obj.matrix_world
+    collection = obj.users_collection[0] if obj.users_collection else context.scene.collection
+    world_rotation = pose.rotation_of(world.to_3x3() @ turned.to_3x3()).to_quaternion()
+    target = bpy.data.objects.new(control_bones.TARGET_NAME.format(lower=lower_name), None)
+    target.empty_display_type = "SPHERE"
+    target.empty_display_size = max(0.05 * length, 1e-3)
+    pole_empty = bpy.data.objects.new(control_bones.POLE_NAME.format(lower=lower_name), None)
+    pole_empty.empty_display_type = "PLAIN_AXES"
+    pole_empty.empty_display_size = max(0.1 * length, 1e-3)
+    for empty, place in (
+        (target, Matrix.LocRotScale(world @ end, world_rotation, None)),
+        (pole_empty, Matrix.Translation(world @ pole)),
+    ):
+        if parent_controls:
+            empty.parent = obj
+            empty.matrix_parent_inverse = world.inverted()
+        collection.objects.link(empty)
+        empty.matrix_world = place
+    return target, pole_empty
 
 
 def follow_renames(obj, chain) -> list[str]:
@@ -348,9 +379,9 @@ def _network_chain(obj, chain):
 def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
     """Remove chains ``indices`` of ``obj`` and their networks (one pass, one Edit Mode session);
     the bones show the animator's pose (their channels were never written). Keys on the chains'
-    settings (on their networks' root bones) go with the bones. A chain whose bone was renamed,
-    deleted or cleared is removed whole too: its constraints are found by their influence drivers,
-    its network by the network's bone names.
+    settings (the lower bones' properties) go with them. A chain whose bone was renamed, deleted or
+    cleared is removed whole too: its constraints are found by their influence drivers, its
+    network by the network's bone names.
 
     Parameters
     ----------
@@ -359,13 +390,14 @@ def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
     indices : iterable of int
         Indices of the chains in ``obj.two_bone_ik.chains``.
     delete_empties : bool
-        Also delete the chains' targets and poles when they are empties no remaining chain uses.
+        Also delete the chains' targets and poles that no remaining chain uses: empties, and
+        control bones of ``obj`` in Add's bone collection (chain/controls.py).
 
     Returns
     -------
     list of str
-        Names of the objects kept although ``delete_empties`` asked for them (used by another chain,
-        or not an empty).
+        Names of the targets and poles kept although ``delete_empties`` asked for them (used by
+        another chain, or neither an empty nor a control bone).
     """
     indices = sorted(set(indices))
     chains = obj.two_bone_ik.chains
@@ -373,28 +405,52 @@ def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
     chains = obj.two_bone_ik.chains  # Edit Mode may have freed the Python references
     kept: list = []
     doomed: list = []
+    doomed_bones: list[str] = []
     if delete_empties:
         removed = set(indices)
         users = {
-            source
+            (
+                source,
+                getattr(chain, f"{role}_bone") if source is not None and source.type == "ARMATURE" else "",
+            )
             for other in bpy.data.objects
             if other.type == "ARMATURE"
             for number, chain in enumerate(other.two_bone_ik.chains)
             if other != obj or number not in removed
-            for source in (chain.target, chain.pole)
+            for role, source in (("target", chain.target), ("pole", chain.pole))
         }
+        controls = obj.data.collections_all.get(control_bones.COLLECTION)
+        made = {bone.name for bone in controls.bones} if controls is not None else set()
         for index in indices:
-            for empty in (chains[index].target, chains[index].pole):
-                if empty is None or empty in kept or empty in doomed:
+            for role in ("target", "pole"):
+                source = getattr(chains[index], role)
+                bone = (
+                    getattr(chains[index], f"{role}_bone")
+                    if source is not None and source.type == "ARMATURE"
+                    else ""
+                )
+                if source is None or (source, bone) in users:
+                    if source is not None:
+                        kept.append(f"{source.name}: {bone}" if bone else source)
                     continue
-                (kept if empty.type != "EMPTY" or empty in users else doomed).append(empty)
+                if bone:
+                    if source == obj and bone in made and bone not in doomed_bones:
+                        doomed_bones.append(bone)
+                    elif source != obj or bone not in made:
+                        kept.append(f"{source.name}: {bone}")
+                elif source.type == "EMPTY" and source not in doomed:
+                    doomed.append(source)
+                elif source.type != "EMPTY":
+                    kept.append(source)
     settings = obj.two_bone_ik
     for index in reversed(indices):
         settings.chains.remove(index)
     settings.active_chain_index = max(0, min(settings.active_chain_index, len(settings.chains) - 1))
     for empty in doomed:
         bpy.data.objects.remove(empty, do_unlink=True)
-    return [empty.name for empty in kept]
+    if doomed_bones:
+        control_bones.remove(obj, doomed_bones)
+    return list(dict.fromkeys(item if isinstance(item, str) else item.name for item in kept))
 
 
 def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:

@@ -80,6 +80,9 @@ from .templates import Templates
 COLLECTION = "Two-Bone IK Mechanism"
 CONSTRAINT = "Two-Bone IK"
 END_CONSTRAINT = "Two-Bone IK End Rotation"
+# A muted IK constraint on the lower bone that names the chain's target and pole: it poses nothing,
+# and Blender's Select > Constraint Target finds the controls through it, as for its own IK.
+CONTROLS_CONSTRAINT = "Two-Bone IK Controls"
 # The inherit settings the root bone copies from the upper bone when it is built.
 INHERIT = ("use_connect", "use_inherit_rotation", "inherit_scale", "use_local_location")
 # A straight chain's bend normal is the upper bone's X axis below this relative cross product.
@@ -158,6 +161,7 @@ def _new_bone(bones, collection, name: str, matrix: Matrix, length: float, paren
     bone.length = length
     bone.parent = parent
     bone.use_deform = False
+    bone.hide_select = True  # Select > Constraint Target from a chain bone skips it
     collection.assign(bone)
     return bone
 
@@ -426,6 +430,29 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         made.constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
         _influence(made, obj, bone_name, CONSTRAINT, _setting_paths(obj, chain))
     _sync(made, obj, chain, names, rebuild=True)
+
+
+def _controls_constraint(obj, chain) -> None:
+    """Make or update :data:`CONTROLS_CONSTRAINT` on the lower bone: muted, aimed at the chain's
+    target and pole (a bone's name, or none for an object)."""
+    pose_bone = obj.pose.bones[chain.lower_bone]
+    constraint = pose_bone.constraints.get(CONTROLS_CONSTRAINT)
+    if constraint is None:
+        constraint = pose_bone.constraints.new("IK")
+        constraint.name = CONTROLS_CONSTRAINT
+        constraint.chain_count = 2
+        constraint.show_expanded = False
+        constraint.enabled = False
+    for which, target, subtarget in (
+        ("target", "target", "subtarget"),
+        ("pole", "pole_target", "pole_subtarget"),
+    ):
+        source = getattr(chain, which)
+        bone = getattr(chain, f"{which}_bone") if source is not None and source.type == "ARMATURE" else ""
+        if getattr(constraint, target) != source:
+            setattr(constraint, target, source)
+        if getattr(constraint, subtarget) != bone:
+            setattr(constraint, subtarget, bone)
 
 
 def place(obj, chain) -> None:
@@ -700,6 +727,8 @@ def _sync(made: Templates, obj, chain, names: Parts, rebuild: bool = False) -> N
     bones = obj.pose.bones
     _source(bones[names.target].constraints["Target"], chain, "target")
     _source(bones[names.pole].constraints["Pole"], chain, "pole")
+    if bones.get(chain.lower_bone) is not None:
+        _controls_constraint(obj, chain)
     lower = obj.data.bones.get(chain.lower_bone)
     end = end_bone_name(obj, chain) if chain.end_rotation == "TARGET" else ""
     for child in lower.children if lower is not None else ():
@@ -770,6 +799,7 @@ def remove(obj, chains) -> None:
     influences, constraints = _driven_constraints(obj, read)
     for chain in chains:
         constraints |= {(bone, CONSTRAINT) for bone in (chain.upper_bone, chain.lower_bone)}
+        constraints |= {(holder, CONTROLS_CONSTRAINT) for holder in holders}
         lower = obj.data.bones.get(chain.lower_bone)
         constraints |= {
             (child.name, END_CONSTRAINT) for child in (lower.children if lower is not None else ())
@@ -866,9 +896,10 @@ def _clear_constraints(obj, chains_names: list[Parts], chain_bones: list[str]) -
         for constraint in pose_bone.constraints
     }
     ours = {
-        (bone, CONSTRAINT)
+        (bone, name)
         for bone in chain_bones
-        if (pose_bone := bones.get(bone)) is not None and pose_bone.constraints.get(CONSTRAINT) is not None
+        for name in (CONSTRAINT, CONTROLS_CONSTRAINT)
+        if (pose_bone := bones.get(bone)) is not None and pose_bone.constraints.get(name) is not None
     }
     _remove_fcurves(obj, set(), {influence_path(bone, name) for bone, name in ours})
     _remove_constraints(obj, constraints | ours)

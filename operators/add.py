@@ -33,7 +33,7 @@ def _lower_bones(context) -> list[tuple[object, list[str]]]:
 
 class POSE_OT_two_bone_ik_add(bpy.types.Operator):
     """Add a two-bone IK chain on each selected lower bone (shin, forearm) and its parent, with new \
-target and pole empties placed so the pose does not move"""
+target and pole controls placed so the pose does not move"""
 
     bl_idname = "pose.two_bone_ik_add"
     bl_label = "Add Two-Bone IK Chain"
@@ -44,14 +44,39 @@ target and pole empties placed so the pose does not move"""
         description="Also add a chain on the mirrored bones (.L/.R, _l/_r, -L/-R, Left/Right)",
         default=False,
     )
+    controls: EnumProperty(
+        name="Controls",
+        description="What the new target and pole are",
+        items=(
+            (
+                "BONES",
+                "Bones",
+                "Control bones of the armature (bone collection 'IK Controls'): posed in Pose Mode and "
+                "keyed in the armature's action with the rest of the character",
+            ),
+            ("EMPTIES", "Empties", "Empty objects, each with an action of its own"),
+        ),
+        default="BONES",
+    )
     parent_controls: BoolProperty(
         name="Parent to Rig",
-        description="Parent the new target and pole to the armature object, so they move with the character",
+        description=(
+            "Parent new target and pole empties to the armature object, so they move with the character"
+        ),
         default=True,
     )
     stack_position: EnumProperty(
         name="Constraint Position", description=STACK_POSITION, items=STACK_POSITIONS, default="LAST"
     )
+
+    def draw(self, context) -> None:
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "mirror")
+        layout.prop(self, "controls")
+        if self.controls == "EMPTIES":
+            layout.prop(self, "parent_controls")
+        layout.prop(self, "stack_position")
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -87,7 +112,9 @@ target and pole empties placed so the pose does not move"""
                 overlapping.append(f"{name} ('{bone}' is a bone of chain '{other}')")
                 continue
             try:
-                chain = add_chain(context, obj, name, self.parent_controls, self.stack_position)
+                chain = add_chain(
+                    context, obj, name, self.parent_controls, self.stack_position, self.controls
+                )
             except ValueError as error:
                 self.report({"ERROR"}, str(error))
                 continue

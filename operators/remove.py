@@ -18,7 +18,10 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
 
     delete_empties: BoolProperty(
         name="Delete Target and Pole",
-        description="Also delete the chain's target and pole empties when no other chain uses them",
+        description=(
+            "Also delete the chain's target and pole (empties, or the control bones Add made) "
+            "when no other chain uses them"
+        ),
         default=False,
     )
 

@@ -150,13 +150,45 @@ def set_mode(obj, mode: Literal["OBJECT", "POSE", "EDIT"]) -> None:
         bpy.ops.object.mode_set(mode=mode)
 
 
-def add_chain_with_operator(obj, lower: str = "shin"):
-    """Run pose.two_bone_ik_add in Pose Mode with ``lower`` active; returns the new chain."""
+def add_chain_with_operator(obj, lower: str = "shin", controls: str = "EMPTIES", **options):
+    """Run pose.two_bone_ik_add in Pose Mode with ``lower`` active; returns the new chain.
+    ``controls`` is the operator's: tests about something else keep the empty controls they were
+    written with (Add's own default is "BONES", tested in test_controls_in_the_rig.py)."""
     set_mode(obj, "POSE")
     pose_bone = obj.pose.bones[lower]
     with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=pose_bone):
-        assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
+        assert bpy.ops.pose.two_bone_ik_add(controls=controls, **options) == {"FINISHED"}
     return obj.two_bone_ik.chains[-1]
+
+
+def move_control(chain, which: str, world) -> None:
+    """Put the chain's ``which`` ("target" or "pole") at world point ``world``: an object's
+    location (in its parent's space), or a control bone's head (its pose); then update."""
+    source = getattr(chain, which)
+    bone = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
+    if not bone:
+        source.matrix_world.translation = Vector(world)
+        bpy.context.view_layer.update()
+        return
+    bpy.context.view_layer.update()
+    pose_bone = source.pose.bones[bone]
+    matrix = pose_bone.matrix.copy()
+    matrix.translation = source.matrix_world.inverted() @ Vector(world)
+    pose_bone.matrix = matrix
+    bpy.context.view_layer.update()
+
+
+def control_point(chain, which: str) -> Vector:
+    """World position of the chain's ``which`` ("target" or "pole"): an object's origin, or a
+    bone's point at the chain's Head/Tail (as the network reads it)."""
+    source = getattr(chain, which)
+    bone = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
+    if not bone:
+        return source.matrix_world.translation.copy()
+    evaluated = source.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    pose_bone = evaluated.pose.bones[bone]
+    point = pose_bone.head.lerp(pose_bone.tail, getattr(chain, f"{which}_head_tail"))
+    return evaluated.matrix_world @ point
 
 
 # A bone for make_armature: (name, head, tail, parent name or None, connected), armature space.

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Add places the controls as a rigger would (README, "Operators").
+"""Add places the controls as a rigger would (README, "Operators"), here its empties
+(``controls="EMPTIES"``; its default, control bones, is tested in test_controls_in_the_rig.py).
 
 The new target takes the end bone's world rotation, so End Rotation Target moves nothing; target
 and pole are parented to the armature object, so moving or turning the character keeps every chain
@@ -14,6 +15,7 @@ TOLERANCE = 1e-5
 
 
 def add(obj, **properties):
+    properties.setdefault("controls", "EMPTIES")
     set_mode(obj, "POSE")
     with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=obj.pose.bones["shin"]):
         assert bpy.ops.pose.two_bone_ik_add(**properties) == {"FINISHED"}
@@ -74,7 +76,7 @@ def test_mirror_parents_both_sides(scene):
     ends = {side: world_tail(obj, f"shin{side}") for side in (".L", ".R")}
     set_mode(obj, "POSE")
     with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=obj.pose.bones["shin.L"]):
-        assert bpy.ops.pose.two_bone_ik_add(mirror=True) == {"FINISHED"}
+        assert bpy.ops.pose.two_bone_ik_add(mirror=True, controls="EMPTIES") == {"FINISHED"}
     set_mode(obj, "OBJECT")
     for chain in obj.two_bone_ik.chains:
         assert chain.target.parent == obj and chain.pole.parent == obj

@@ -262,7 +262,9 @@ def test_other_constraints_on_chain_bones_never_give_a_false_reachable(scene):
     limit.owner_space = "LOCAL"
     update(2)
     constraints = obj.pose.bones["shin"].constraints
-    assert [c.type for c in constraints] == ["COPY_TRANSFORMS", "LIMIT_ROTATION"]
+    # (The muted IK first: the chain's controls, for Select > Constraint Target.)
+    assert [c.type for c in constraints] == ["IK", "COPY_TRANSFORMS", "LIMIT_ROTATION"]
+    assert not constraints["Two-Bone IK Controls"].enabled
     assert chain.state == "OFF_TARGET" and not chain.reachable
     assert "other constraints on 'shin'" in chain.status
     limit.influence = 0.0

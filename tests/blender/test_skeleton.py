@@ -8,12 +8,14 @@ import bpy
 import pytest
 from blender_rig import (
     MODULE,
+    add_chain_with_operator,
     assert_close,
+    control_point,
     expected_handlers,
     handler_names,
     make_empty,
     make_leg,
-    user_bones,
+    move_control,
     world_head,
     world_tail,
 )
@@ -24,18 +26,18 @@ from solver import solve_two_bone_ik
 TOLERANCE = 1e-5  # metres, Blender's float32 data on a ~1 m chain
 
 
-def add_with_operator(obj, lower="shin"):
+@pytest.fixture(params=["BONES", "EMPTIES"])
+def controls(request) -> str:
+    """Add's two kinds of controls: the tests of this module run on both."""
+    return request.param
+
+
+def add_with_operator(obj, controls: str, lower="shin"):
     """Run pose.two_bone_ik_add in Pose Mode with ``lower`` active; returns the new chain."""
-    bpy.context.view_layer.objects.active = obj
-    with bpy.context.temp_override(active_object=obj, object=obj):
-        bpy.ops.object.mode_set(mode="POSE")
-    pose_bone = obj.pose.bones[lower]
-    with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=pose_bone):
-        assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
-    return obj.two_bone_ik.chains[-1]
+    return add_chain_with_operator(obj, lower, controls=controls)
 
 
-def test_add_operator_keeps_pose_on_transformed_armature(scene):
+def test_add_operator_keeps_pose_on_transformed_armature(scene, controls):
     """A translated, rotated armature with a posed chain does not move when the operator adds a chain."""
     obj = make_leg()
     obj.location = (1.0, -2.0, 0.5)
@@ -46,7 +48,7 @@ def test_add_operator_keeps_pose_on_transformed_armature(scene):
     obj.pose.bones["shin"].rotation_quaternion = Euler((-0.7, 0.0, 0.05)).to_quaternion()
     bpy.context.view_layer.update()
     before = {bone: (world_head(obj, bone), world_tail(obj, bone)) for bone in ("thigh", "shin")}
-    chain = add_with_operator(obj)
+    chain = add_with_operator(obj, controls)
     bpy.context.view_layer.update()
     bpy.context.view_layer.update()
     assert chain.status == "", chain.status
@@ -54,17 +56,18 @@ def test_add_operator_keeps_pose_on_transformed_armature(scene):
     for bone, (head, tail) in before.items():
         assert_close(world_head(obj, bone), head, TOLERANCE)
         assert_close(world_tail(obj, bone), tail, TOLERANCE)
-    assert_close(chain.target.matrix_world.translation, before["shin"][1], TOLERANCE)
+    assert_close(control_point(chain, "target"), before["shin"][1], TOLERANCE)
 
 
-def test_add_operator_on_straight_chain_keeps_pose(scene):
+def test_add_operator_on_straight_chain_keeps_pose(scene, controls):
     """A straight chain keeps its pose and roll when a chain is added (the pole follows the rest bend
     side)."""
     obj = make_leg(thigh=((0, 0, 2), (0, 0, 1)), shin=((0, 0, 1), (0, 0, 0)))
-    before = [Matrix(pose_bone.matrix) for pose_bone in obj.pose.bones]
-    add_with_operator(obj)
+    before = {pose_bone.name: Matrix(pose_bone.matrix) for pose_bone in obj.pose.bones}
+    add_with_operator(obj, controls)
     bpy.context.view_layer.update()
-    for pose_bone, matrix in zip(user_bones(obj), before, strict=True):  # not the new mechanism bones
+    for name, matrix in before.items():  # not the new network and control bones
+        pose_bone = obj.pose.bones[name]
         assert (
             max(
                 abs(p - q)
@@ -76,28 +79,28 @@ def test_add_operator_on_straight_chain_keeps_pose(scene):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_random_targets_match_solver(scene, seed):
+def test_random_targets_match_solver(scene, seed, controls):
     """For random targets and poles the evaluated tails sit on the solver's joint and end (armature space)."""
     rng = random.Random(seed)
     obj = make_leg()
     obj.location = (rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(-3, 3))
     obj.rotation_euler = (rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(-3, 3))
     bpy.context.view_layer.update()
-    chain = add_with_operator(obj)
-    target, pole = chain.target, chain.pole
+    chain = add_with_operator(obj, controls)
     bone_upper, bone_lower = obj.data.bones["thigh"], obj.data.bones["shin"]
     upper_length = (bone_lower.head_local - bone_upper.head_local).length
     lower_length = bone_lower.length
     for _ in range(25):
-        target.location = obj.matrix_world @ Vector([rng.uniform(-1.2, 1.2) for _ in range(3)])
-        pole.location = obj.matrix_world @ Vector([rng.uniform(-2, 2) for _ in range(3)])
-        bpy.context.view_layer.update()
+        target = obj.matrix_world @ Vector([rng.uniform(-1.2, 1.2) for _ in range(3)])
+        pole = obj.matrix_world @ Vector([rng.uniform(-2, 2) for _ in range(3)])
+        move_control(chain, "target", target)
+        move_control(chain, "pole", pole)
         to_armature = obj.matrix_world.inverted()
         root = obj.pose.bones["thigh"].head
         expected = solve_two_bone_ik(
             root,
-            to_armature @ target.location,
-            to_armature @ pole.location,
+            to_armature @ target,
+            to_armature @ pole,
             upper_length,
             lower_length,
             tolerance=1e-6,
@@ -110,17 +113,16 @@ def test_random_targets_match_solver(scene, seed):
         assert chain.reachable == expected.reachable
         assert_close(chain.joint, joint_world, TOLERANCE)
         assert_close(chain.end, end_world, TOLERANCE)
-        shortfall = 0.0 if expected.reachable else (end_world - target.location).length
+        shortfall = 0.0 if expected.reachable else (end_world - target).length
         assert chain.shortfall == pytest.approx(shortfall, abs=TOLERANCE)
 
 
-def test_unchanged_update_writes_nothing(scene):
+def test_unchanged_update_writes_nothing(scene, controls):
     """After a solve, further updates with nothing changed leave matrix_basis bit-identical (no
     self-feeding)."""
     obj = make_leg()
-    chain = add_with_operator(obj)
-    chain.target.location.x += 0.2
-    bpy.context.view_layer.update()
+    chain = add_with_operator(obj, controls)
+    move_control(chain, "target", control_point(chain, "target") + Vector((0.2, 0.0, 0.0)))
     written = [Matrix(pose_bone.matrix_basis) for pose_bone in obj.pose.bones]
     for _ in range(3):
         bpy.context.view_layer.update()

@@ -1,0 +1,324 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The chain in the animator's world (README, "A first chain"): Add's default controls are bones of
+the armature, so one action holds the whole character; the chain's keys are listed by the
+animation editors; Blender's own selection tools find the controls.
+
+The editors run headless through the startup file's screens ("Animation" has a Dope Sheet, "Layout"
+a 3D View), their operators called in a context override, as Blender's own tests do.
+"""
+
+from __future__ import annotations
+
+import json
+
+import addon_utils
+import bpy
+import pytest
+from blender_rig import (
+    add_chain_with_operator,
+    control_point,
+    fcurves,
+    make_armature,
+    move_control,
+    package,
+    run_blender,
+    set_mode,
+    world_tail,
+)
+from mathutils import Euler, Vector
+
+TOLERANCE = 1e-5  # x the chain's length (1 m here)
+CONTROLS = "IK Controls"
+
+
+def rig(root: bool = True):
+    """Armature "Rig": a non-deforming ``root`` at the origin (when ``root``), hips, and a leg
+    (thigh, shin, foot) bent at the knee; Pose Mode."""
+    bones = [
+        ("hips", (0, 0, 1.2), (0, 0, 1.0), "root" if root else None, False),
+        ("thigh", (0, 0, 1.0), (0, 0.05, 0.5), "hips", True),
+        ("shin", (0, 0.05, 0.5), (0, 0, 0.0), "thigh", True),
+        ("foot", (0, 0, 0.0), (0, -0.15, 0.0), "shin", True),
+    ]
+    if root:
+        bones.insert(0, ("root", (0, 0, 0), (0, 0.3, 0), None, False))
+    obj = make_armature("Rig", bones)
+    if root:
+        obj.data.bones["root"].use_deform = False
+    obj.pose.bones["thigh"].rotation_quaternion = Euler((0.3, 0.1, 0.0)).to_quaternion()
+    obj.pose.bones["shin"].rotation_quaternion = Euler((-0.6, 0.0, 0.1)).to_quaternion()
+    bpy.context.view_layer.update()
+    set_mode(obj, "POSE")
+    return obj
+
+
+def add(obj, **options):
+    return add_chain_with_operator(obj, "shin", controls="BONES", **options)
+
+
+def area_of(screen: str, kind: str):
+    """(override dict) for the startup file's ``screen`` area of ``kind``: screen, area, its WINDOW
+    region and space."""
+    screen_data = bpy.data.screens[screen]
+    area = next(a for a in screen_data.areas if a.type == kind)
+    region = next(r for r in area.regions if r.type == "WINDOW")
+    return {"screen": screen_data, "area": area, "region": region, "space_data": area.spaces.active}
+
+
+def select(obj, names) -> None:
+    compat = package().chain.compat
+    for bone in obj.pose.bones:
+        compat.select_bone(obj, bone.name, bone.name in names)
+
+
+def test_add_makes_control_bones_in_a_visible_collection_under_the_rigs_root(scene):
+    """Add's target and pole are non-deforming, coloured bones of the armature in the visible bone
+    collection "IK Controls", children of the rig's root bone (a deforming hips is no root: with
+    it, the controls are parentless), and the chain aims at them; nothing moves."""
+    for has_root in (True, False):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        obj = rig(has_root)
+        before = {name: world_tail(obj, name) for name in ("thigh", "shin", "foot")}
+        chain = add(obj)
+        assert (chain.target, chain.target_bone, chain.pole, chain.pole_bone) == (
+            obj,
+            "IK Target shin",
+            obj,
+            "IK Pole shin",
+        )
+        collection = obj.data.collections_all[CONTROLS]
+        assert collection.is_visible
+        for name in ("IK Target shin", "IK Pole shin"):
+            bone = obj.data.bones[name]
+            assert [c.name for c in bone.collections] == [CONTROLS]
+            assert not bone.use_deform and bone.color.palette == "THEME01"
+            assert (bone.parent.name if bone.parent else None) == ("root" if has_root else None)
+        for name, tail in before.items():
+            assert (world_tail(obj, name) - tail).length <= TOLERANCE, name
+        assert (control_point(chain, "target") - before["shin"]).length <= TOLERANCE
+        assert chain.state == "OK", chain.status
+
+
+def _animate(obj, chain, action_name: str, offsets) -> dict[int, Vector]:
+    """Key the target bone at frames 1, 10, 20 at the foot's place plus ``offsets`` (rig space) in a
+    new action ``action_name``; returns {frame: target world position}."""
+    animation = obj.animation_data or obj.animation_data_create()
+    animation.action = bpy.data.actions.new(action_name)
+    animation.action.use_fake_user = True
+    target = obj.pose.bones[chain.target_bone]
+    base = control_point(chain, "target")
+    wanted = {}
+    for frame, offset in zip((1, 10, 20), offsets, strict=True):
+        bpy.context.scene.frame_set(frame)
+        move_control(chain, "target", base + Vector(offset))
+        target.keyframe_insert("location", frame=frame)
+        wanted[frame] = control_point(chain, "target")
+    return wanted
+
+
+def _assign(obj, action) -> None:
+    """As the Action Editor's action menu does: the action, and its slot (4.4+)."""
+    animation = obj.animation_data
+    animation.action = action
+    if hasattr(animation, "action_slot") and len(action.slots):
+        animation.action_slot = action.slots[0]
+
+
+def test_two_actions_each_replay_their_own_ik_switched_and_as_nla_strips(scene):
+    """A walk and a run keyed on the control bones, in one armature: switching the action (as the
+    Action Editor does) and soloing each as an NLA strip replays each action's own IK: the foot on
+    that action's target on every keyed frame. (With empty controls the ankle was 0.427 m off: the
+    empties played their own action.)"""
+    obj = rig()
+    chain = add(obj)
+    walk = _animate(obj, chain, "Walk", [(0, 0, 0), (0.2, 0.1, 0.1), (0, 0.2, 0)])
+    run = _animate(obj, chain, "Run", [(0, -0.2, 0.2), (-0.1, 0.3, 0.15), (0.1, 0.1, 0.3)])
+    actions = {"Walk": walk, "Run": run}
+    for name, wanted in actions.items():
+        _assign(obj, bpy.data.actions[name])
+        for frame, point in wanted.items():
+            bpy.context.scene.frame_set(frame)
+            assert (world_tail(obj, "shin") - point).length <= TOLERANCE, (name, frame)
+    # Push both down as NLA strips and solo each in turn.
+    animation = obj.animation_data
+    tracks = {}
+    for name in actions:
+        track = animation.nla_tracks.new()
+        track.name = name
+        track.strips.new(name, 1, bpy.data.actions[name])
+        tracks[name] = track
+    animation.action = None
+    for name, wanted in actions.items():
+        tracks[name].is_solo = True  # (Blender's setter takes solo from the other tracks)
+        assert [track.is_solo for track in tracks.values()] == [other == name for other in tracks]
+        for frame, point in wanted.items():
+            bpy.context.scene.frame_set(frame)
+            assert (world_tail(obj, "shin") - point).length <= TOLERANCE, ("solo", name, frame)
+
+
+def test_select_constraint_target_from_a_chain_bone_selects_the_controls(scene):
+    """Select > Constraint Target (pose.select_constraint_target) from the shin selects the chain's
+    target and pole bones, as for Blender's IK (it selected a hidden network bone)."""
+    obj = rig()
+    add(obj)
+    select(obj, {"shin"})
+    with bpy.context.temp_override(active_object=obj, object=obj, **area_of("Layout", "VIEW_3D")):
+        assert bpy.ops.pose.select_constraint_target() == {"FINISHED"}
+    is_selected = package().chain.compat.is_bone_selected
+    chosen = {bone.name for bone in obj.pose.bones if is_selected(obj, bone.name)}
+    assert chosen == {"shin", "IK Target shin", "IK Pole shin"}
+
+
+def _dope_sheet_keys(obj) -> tuple[int, int]:
+    """(selected, all) keyframe points of ``obj``'s action after the Dope Sheet's Select All, under
+    its default filters."""
+    with bpy.context.temp_override(active_object=obj, object=obj, **area_of("Animation", "DOPESHEET_EDITOR")):
+        assert bpy.ops.action.select_all(action="SELECT") == {"FINISHED"}
+    points = [point for fcurve in fcurves(obj) for point in fcurve.keyframe_points]
+    return sum(point.select_control_point for point in points), len(points)
+
+
+def test_dope_sheet_select_all_reaches_the_keyed_influence(scene):
+    """C40: Influence keyed 1 at frame 1 and 0 at frame 20 where the README says (the lower bone's
+    property); Pose Mode, the shin selected: the Dope Sheet's Select All under its default filters
+    selects 2 of 2, as with a keyed Blender IK influence (e80dfb6: 0 of 2, on a hidden bone)."""
+    obj = rig()
+    chain = add(obj)
+    owner, path = package().chain.settings.path(chain, "influence")
+    assert (owner, path) == (obj.pose.bones["shin"], '["IK Influence"]')
+    for frame, value in ((1, 1.0), (20, 0.0)):
+        owner[path[2:-2]] = value
+        owner.keyframe_insert(path, frame=frame)
+    select(obj, {"shin"})
+    for fcurve in fcurves(obj):
+        for point in fcurve.keyframe_points:
+            point.select_control_point = False
+    assert _dope_sheet_keys(obj) == (2, 2)
+
+
+def test_dope_sheet_copy_and_paste_carries_the_snapped_rolls(scene):
+    """C41: the chain off, Auto Keying on, two FK poses keyed at frames 1 and 10, each followed by
+    Snap IK to FK (which keys what it moves: controls and rolls). In the Dope Sheet: Select All,
+    Copy, frame 31, Paste: with the chain on, frame 31 is frame 1 (the foot's tail to 1e-5 m).
+    (e80dfb6: 8.8 mm off, the roll keys on hidden bones were not reached.)"""
+    obj = rig()
+    chain = add(obj)
+    scene.tool_settings.use_keyframe_insert_auto = True
+    poses = {1: ((0.3, 0.25, 0.1), (-0.9, 0.3, 0.0)), 10: ((0.6, -0.2, 0.05), (-1.2, -0.25, 0.1))}
+    for frame, (thigh, shin) in poses.items():
+        scene.frame_set(frame)
+        chain.enabled = False
+        for name, rotation in (("thigh", thigh), ("shin", shin)):
+            bone = obj.pose.bones[name]
+            bone.rotation_quaternion = Euler(rotation).to_quaternion()
+            bone.keyframe_insert("rotation_quaternion", frame=frame)
+        with bpy.context.temp_override(active_object=obj, object=obj):
+            assert bpy.ops.pose.two_bone_ik_snap_ik_to_fk() == {"FINISHED"}
+        chain.enabled = True
+    scene.tool_settings.use_keyframe_insert_auto = False
+    paths = {fcurve.data_path for fcurve in fcurves(obj)}
+    assert {'pose.bones["shin"]["IK Upper Roll"]', 'pose.bones["shin"]["IK Lower Roll"]'} <= paths
+    assert not [path for path in paths if path.startswith('pose.bones["MCH-IK-')]
+    scene.frame_set(1)
+    foot = world_tail(obj, "foot")
+    select(obj, {bone.name for bone in obj.pose.bones if not bone.name.startswith("MCH-IK-")})
+    selected, total = _dope_sheet_keys(obj)
+    assert selected == total
+    dope = area_of("Animation", "DOPESHEET_EDITOR")
+    with bpy.context.temp_override(active_object=obj, object=obj, **dope):
+        assert bpy.ops.action.copy() == {"FINISHED"}
+        scene.frame_set(31)
+        assert bpy.ops.action.paste() == {"FINISHED"}
+    scene.frame_set(30)
+    scene.frame_set(31)
+    assert (world_tail(obj, "foot") - foot).length <= TOLERANCE
+
+
+def test_whole_character_keying_keys_the_settings_and_no_network_bone(scene):
+    """Whole Character keying (the 3D View's Insert Keyframe with that keying set) keys the chain's
+    settings and rolls with the pose and its control bones, and nothing of the network."""
+    obj = rig()
+    add(obj)
+    with bpy.context.temp_override(active_object=obj, object=obj, **area_of("Layout", "VIEW_3D")):
+        assert bpy.ops.anim.keyframe_insert_by_name(type="WholeCharacter") == {"FINISHED"}
+    paths = {fcurve.data_path for fcurve in fcurves(obj)}
+    names = ("Influence", "Enabled", "Twist", "Softness", "Upper Roll", "Lower Roll")
+    assert {f'pose.bones["shin"]["IK {name}"]' for name in names} <= paths
+    assert 'pose.bones["IK Target shin"].location' in paths
+    assert not [path for path in paths if path.startswith('pose.bones["MCH-IK-')]
+
+
+@pytest.fixture
+def gltf_addon(extension):
+    """The glTF add-on for one test, disabled after it (left on, bpy 4.5 hangs at exit:
+    docs/blender-4.2-exit-crash.md)."""
+    addon_utils.enable("io_scene_gltf2", default_set=True)
+    yield
+    addon_utils.disable("io_scene_gltf2", default_set=True)
+
+
+def test_gltf_export_of_two_actions_replays_each_animations_ik(scene, tmp_path, gltf_addon):
+    """A walk and a run in one armature exported as two glTF animations (Blender's exporter, its
+    default options: each action of the armature), read back: each animation's foot is on that
+    action's target on every keyed frame, to 1e-5 of the chain."""
+    obj = rig()
+    chain = add(obj)
+    actions = {
+        "Walk": _animate(obj, chain, "Walk", [(0, 0, 0), (0.2, 0.1, 0.1), (0, 0.2, 0)]),
+        "Run": _animate(obj, chain, "Run", [(0, -0.2, 0.2), (-0.1, 0.3, 0.15), (0.1, 0.1, 0.3)]),
+    }
+    set_mode(obj, "OBJECT")
+    path = tmp_path / "clips.glb"
+    for other in bpy.data.objects:
+        other.select_set(other == obj)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.export_scene.gltf(filepath=str(path), export_animation_mode="ACTIONS") == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.import_scene.gltf(filepath=str(path)) == {"FINISHED"}
+    (armature,) = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    animation = armature.animation_data or armature.animation_data_create()
+    for name, wanted in actions.items():
+        action = next(a for a in bpy.data.actions if a.name.startswith(name))
+        for track in list(animation.nla_tracks):
+            animation.nla_tracks.remove(track)
+        _assign(armature, action)
+        for frame, point in wanted.items():
+            bpy.context.scene.frame_set(frame)
+            evaluated = armature.evaluated_get(bpy.context.evaluated_depsgraph_get())
+            tail = evaluated.matrix_world @ evaluated.pose.bones["shin"].tail
+            assert (tail - point).length <= TOLERANCE, (name, frame)
+
+
+def test_a_blender_without_the_extension_plays_each_action(scene, tmp_path):
+    """Saved with a walk and a run keyed on the control bones, the file opened in a Blender that
+    never had the extension replays each action's IK (switched as the Action Editor does)."""
+    obj = rig()
+    chain = add(obj)
+    actions = {
+        "Walk": _animate(obj, chain, "Walk", [(0, 0, 0), (0.2, 0.1, 0.1), (0, 0.2, 0)]),
+        "Run": _animate(obj, chain, "Run", [(0, -0.2, 0.2), (-0.1, 0.3, 0.15), (0.1, 0.1, 0.3)]),
+    }
+    path = tmp_path / "clips.blend"
+    set_mode(obj, "OBJECT")
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    code = f"""
+bpy.ops.wm.open_mainfile(filepath={str(path)!r})
+obj = bpy.data.objects["Rig"]
+found = {{}}
+for name in ("Walk", "Run"):
+    action = bpy.data.actions[name]
+    obj.animation_data.action = action
+    if hasattr(obj.animation_data, "action_slot") and len(action.slots):
+        obj.animation_data.action_slot = action.slots[0]
+    for frame in (1, 10, 20):
+        bpy.context.scene.frame_set(frame)
+        ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        found[f"{{name}} {{frame}}"] = list(ev.matrix_world @ ev.pose.bones["shin"].tail)
+print("RESULT" + json.dumps(found))
+"""
+    process = run_blender(code, enable=False)
+    line = next(line for line in process.stdout.splitlines() if line.startswith("RESULT"))
+    found = json.loads(line[len("RESULT") :])
+    for name, wanted in actions.items():
+        for frame, point in wanted.items():
+            assert (Vector(found[f"{name} {frame}"]) - point).length <= TOLERANCE, (name, frame)
