@@ -183,6 +183,16 @@ def strip_roll_drivers(obj) -> None:
         drivers.remove(fcurve)
 
 
+def strip_controls(obj) -> None:
+    """Experiment: no muted IK constraint naming the controls on the lower bones (what Select >
+    Constraint Target reads): what that constraint costs."""
+    name = network().CONTROLS_CONSTRAINT
+    for chain in obj.two_bone_ik.chains:
+        constraints = obj.pose.bones[chain.lower_bone].constraints
+        if constraints.get(name) is not None:
+            constraints.remove(constraints[name])
+
+
 def strip_aim(obj) -> None:
     """Experiment: no Damped Track influence driver on the aim bone."""
     _remove_drivers(obj, lambda path: '-aim"]' not in path)
@@ -217,6 +227,7 @@ EXPERIMENTS: dict[str, Callable] = {
     "exp: -influence drivers": strip_influence,
     "exp: -roll driver": strip_roll,
     "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,
+    "exp: -controls' muted IK": strip_controls,
     "exp: -aim drivers": strip_aim,
     "exp: -all drivers": strip_drivers,
     "exp: bones+copy only": strip_to_output,

@@ -57,8 +57,9 @@ def add(context, obj, lower_name: str, target_pose: Matrix, pole_pose: Vector) -
     and ``pole_pose`` (a point); returns their names (Blender's, when taken: "IK Target shin.001").
 
     Their rest: the target at the lower bone's rest tail turned like the end bone at rest, the pole
-    on the rest bend side; both as long as a share of the chain. Raises MechanismError (from Edit
-    Mode) when the armature's bones cannot be edited; nothing is made then.
+    on the rest bend side along the armature's axes; both as long as a share of the chain. Raises
+    MechanismError (from Edit Mode) when the armature's bones cannot be edited; nothing is made
+    then.
     """
     lower = obj.data.bones[lower_name]
     upper = lower.parent
@@ -74,7 +75,8 @@ def add(context, obj, lower_name: str, target_pose: Matrix, pole_pose: Vector) -
         made = []
         target_rest = Matrix.Translation(lower.tail_local) @ end.matrix_local.to_3x3().to_4x4()
         pole_point = rest_joint + rest.pole_side * (POLE_DISTANCE * length)
-        pole_rest = Matrix.Translation(pole_point) @ upper.matrix_local.to_3x3().to_4x4()
+        # The pole along the armature's axes: its location channels move it along them.
+        pole_rest = Matrix.Translation(pole_point)
         for name, matrix, share in (
             (TARGET_NAME, target_rest, TARGET_LENGTH),
             (POLE_NAME, pole_rest, POLE_LENGTH),

@@ -252,17 +252,35 @@ def add_chain_with_operator(armature):
     return armature.two_bone_ik.chains[-1]
 
 
-def marker(name: str, parent, radius: float, colour_key: str) -> None:
-    """A coloured sphere on an empty, nearer the camera so the leg never hides it."""
+def marker(name: str, armature, bone: str, radius: float, colour_key: str) -> None:
+    """A coloured sphere on a control bone's head, nearer the camera so the leg never hides it
+    (armatures do not render)."""
     obj = mesh_object(
         name,
         lambda bm: bmesh.ops.create_uvsphere(bm, u_segments=24, v_segments=12, radius=radius),
         colour_key,
     )
-    obj.parent = parent
-    # MARKER_DEPTH toward the camera in world space, whatever way the empty is turned (the target
-    # takes the foot's rotation when the chain is added).
-    obj.location = parent.matrix_world.to_3x3().inverted() @ Vector((0.0, MARKER_DEPTH, 0.0))
+    follow = obj.constraints.new("COPY_LOCATION")
+    follow.target, follow.subtarget = armature, bone
+    # MARKER_DEPTH toward the camera in world space, added to the bone's head.
+    follow.use_offset = True
+    obj.location = (0.0, MARKER_DEPTH, 0.0)
+
+
+def control_point(armature, bone: str, depsgraph=None) -> Vector:
+    """World position of control bone ``bone``'s head, evaluated."""
+    evaluated = armature.evaluated_get(depsgraph or bpy.context.evaluated_depsgraph_get())
+    return evaluated.matrix_world @ evaluated.pose.bones[bone].head
+
+
+def key_control(armature, bone: str, world: Vector, frame: int) -> None:
+    """Pose control bone ``bone`` with its head at ``world`` and key its location at ``frame``."""
+    bpy.context.view_layer.update()
+    pose_bone = armature.pose.bones[bone]
+    matrix = pose_bone.matrix.copy()
+    matrix.translation = armature.matrix_world.inverted() @ world
+    pose_bone.matrix = matrix
+    pose_bone.keyframe_insert("location", frame=frame)
 
 
 def build_scene():
@@ -291,16 +309,14 @@ def build_scene():
     mesh_object("Reach", lambda bm: ring(bm, HIP, REACH, 0.008), "ring").location = (0.0, 0.4, 0.0)
     mesh_object("Fold", lambda bm: ring(bm, HIP, FOLD, 0.008), "ring").location = (0.0, 0.4, 0.0)
 
-    chain = add_chain_with_operator(armature)
-    marker("Target Marker", chain.target, 0.035, "target")
-    marker("Pole Marker", chain.pole, 0.03, "pole")
-    start_target = chain.target.location.copy()
-    start_pole = chain.pole.location.copy()
+    chain = add_chain_with_operator(armature)  # its target and pole are control bones of the rig
+    marker("Target Marker", armature, chain.target_bone, 0.035, "target")
+    marker("Pole Marker", armature, chain.pole_bone, 0.03, "pole")
+    start_target = control_point(armature, chain.target_bone)
+    start_pole = control_point(armature, chain.pole_bone)
     for frame, target, pole, _, _ in KEYS:
-        chain.target.location = target if target is not None else start_target
-        chain.pole.location = pole if pole is not None else start_pole
-        chain.target.keyframe_insert("location", frame=frame)
-        chain.pole.keyframe_insert("location", frame=frame)
+        key_control(armature, chain.target_bone, target if target is not None else start_target, frame)
+        key_control(armature, chain.pole_bone, pole if pole is not None else start_pole, frame)
     scene.frame_start, scene.frame_end = 1, LAST_FRAME
 
     camera_data = bpy.data.cameras.new("Side")
@@ -359,13 +375,13 @@ def mesh_tip(obj, depsgraph) -> Vector:
 
 
 def misplaced_markers(depsgraph, target: Vector, pole: Vector) -> list[str]:
-    """Each marker must sit right in front of its empty, so the picture shows where the target and
-    pole are."""
+    """Each marker must sit right in front of its control bone, so the picture shows where the target
+    and pole are."""
     messages = []
     for marker_name, point in (("Target Marker", target), ("Pole Marker", pole)):
         placed = bpy.data.objects[marker_name].evaluated_get(depsgraph).matrix_world.translation
         if distance(placed, point + Vector((0.0, MARKER_DEPTH, 0.0))) > TOLERANCE:
-            messages.append(f"the {marker_name} is {distance(placed, point):.3g} m from its empty")
+            messages.append(f"the {marker_name} is {distance(placed, point):.3g} m from its control")
     return messages
 
 
@@ -378,8 +394,8 @@ def check_frame(armature, chain, solve, expected: str | None) -> tuple[dict, lis
     root = world @ pose_bones["thigh"].head
     joint = world @ pose_bones["thigh"].tail
     end = world @ pose_bones["shin"].tail
-    target = chain.target.evaluated_get(depsgraph).matrix_world.translation
-    pole = chain.pole.evaluated_get(depsgraph).matrix_world.translation
+    target = control_point(armature, chain.target_bone, depsgraph)
+    pole = control_point(armature, chain.pole_bone, depsgraph)
     frame = bpy.context.scene.frame_current
     failures = []
 
