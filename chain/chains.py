@@ -21,6 +21,17 @@ from .controls import POLE_DISTANCE
 from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
 
 
+def chain_parts(obj) -> set[str]:
+    """The bones of ``obj`` that are its chains' own parts, never a chain's bones: every network
+    bone (``MCH-IK-`` names) and every chain's target and pole bone on this armature."""
+    parts = {bone.name for bone in obj.data.bones if bone.name.startswith(network.PREFIX)}
+    for chain in obj.two_bone_ik.chains:
+        for role in ("target", "pole"):
+            if getattr(chain, role) == obj and getattr(chain, f"{role}_bone"):
+                parts.add(getattr(chain, f"{role}_bone"))
+    return parts
+
+
 def lower_bone_names(obj, selected_names, active_name: str | None = None) -> list[str]:
     """The bones that become lower bones (shin, forearm) when chains are added for a selection.
 
@@ -37,18 +48,24 @@ def lower_bone_names(obj, selected_names, active_name: str | None = None) -> lis
     -------
     list of str
         Each selected bone that has a parent, except a selected bone that is the parent of another
-        one: selecting thigh and shin gives one chain on shin, not a second one on the thigh.
+        one: selecting thigh and shin gives one chain on shin, not a second one on the thigh. The
+        chains' own parts (:func:`chain_parts`: network and control bones) are never chain bones,
+        whether selected or the parent of a selected bone.
     """
     bones = obj.data.bones
-    names = [
-        name for name in selected_names if bones.get(name) is not None and bones[name].parent is not None
-    ]
-    if (
-        not names
-        and active_name
-        and bones.get(active_name) is not None
-        and bones[active_name].parent is not None
-    ):
+    parts = chain_parts(obj)
+
+    def usable(name) -> bool:
+        bone = bones.get(name)
+        return (
+            bone is not None
+            and bone.parent is not None
+            and name not in parts
+            and bone.parent.name not in parts
+        )
+
+    names = [name for name in selected_names if usable(name)]
+    if not names and active_name and usable(active_name):
         names = [active_name]
     uppers = {bones[name].parent.name for name in names}
     return [name for name in names if name not in uppers]
@@ -56,15 +73,17 @@ def lower_bone_names(obj, selected_names, active_name: str | None = None) -> lis
 
 def mirrored_names(obj, names) -> list[str]:
     """Names of the mirrored bones (.L/.R, _l/_r, -L/-R, Left/Right) that exist, are not in ``names``
-    and have a parent. Uses Blender's own ``bpy.utils.flip_name``."""
+    and have a parent, and are not the chains' own parts (:func:`chain_parts`). Uses Blender's own
+    ``bpy.utils.flip_name``."""
     bones = obj.data.bones
+    parts = chain_parts(obj)
     result = []
     for name in names:
         mirrored = bpy.utils.flip_name(name)
-        if mirrored == name or mirrored in names or mirrored in result:
+        if mirrored == name or mirrored in names or mirrored in result or mirrored in parts:
             continue
         bone = bones.get(mirrored)
-        if bone is not None and bone.parent is not None:
+        if bone is not None and bone.parent is not None and bone.parent.name not in parts:
             result.append(mirrored)
     return result
 

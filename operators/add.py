@@ -92,7 +92,8 @@ target and pole controls placed so the pose does not move"""
             return False
         if not _lower_bones(context):
             cls.poll_message_set(
-                "Select the lower bone of the chain (shin, forearm); its parent is the upper bone"
+                "Select the lower bone of the chain (shin, forearm); its parent is the upper bone "
+                "(the chains' network and control bones are never chain bones)"
             )
             return False
         return True

@@ -51,7 +51,9 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         if kept:
-            self.report({"WARNING"}, f"Kept {', '.join(kept)}: used by another chain or not an empty")
+            self.report(
+                {"WARNING"}, f"Kept {', '.join(kept)}: used by another chain, or not a control Add makes"
+            )
         shown = f"'{names[0]}'" if len(names) == 1 else f"{len(names)} chains"
         self.report({"INFO"}, f"Removed chain {shown}" if len(names) == 1 else f"Removed {shown}")
         return {"FINISHED"}

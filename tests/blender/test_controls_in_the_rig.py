@@ -322,3 +322,58 @@ print("RESULT" + json.dumps(found))
     for name, wanted in actions.items():
         for frame, point in wanted.items():
             assert (Vector(found[f"{name} {frame}"]) - point).length <= TOLERANCE, (name, frame)
+
+
+def test_mirror_makes_control_bones_on_both_sides_and_remove_takes_them(scene):
+    """Mirror adds the chain on both legs, each with control bones named after its own lower bone
+    ("IK Target shin.R"), at its own ankle; Remove with Delete Target and Pole deletes them, and the
+    bone collection with the last of them."""
+    bones = []
+    for side, x in ((".L", 0.2), (".R", -0.2)):
+        bones += [
+            (f"thigh{side}", (x, 0, 1.0), (x, 0.05, 0.5), None, False),
+            (f"shin{side}", (x, 0.05, 0.5), (x, 0, 0.0), f"thigh{side}", True),
+        ]
+    obj = make_armature("Legs", bones)
+    set_mode(obj, "POSE")
+    ends = {side: world_tail(obj, f"shin{side}") for side in (".L", ".R")}
+    add_chain_with_operator(obj, "shin.L", controls="BONES", mirror=True)
+    for chain in obj.two_bone_ik.chains:
+        side = chain.lower_bone[-2:]
+        assert (chain.target_bone, chain.pole_bone) == (f"IK Target shin{side}", f"IK Pole shin{side}")
+        assert (control_point(chain, "target") - ends[side]).length <= TOLERANCE
+        assert chain.state == "OK", chain.status
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_remove(all_chains=True, delete_empties=True) == {"FINISHED"}
+    assert not [bone.name for bone in obj.data.bones if bone.name.startswith(("IK ", "MCH-"))]
+    assert obj.data.collections_all.get(CONTROLS) is None
+
+
+def test_add_with_everything_shown_and_selected_adds_no_chain_on_the_chains_own_bones(scene):
+    """C43: a chain on shin.L; Bone Collections ▸ Show All, Select All, the active bone shin.R of the
+    mirrored leg; Add: one new chain, on the right leg's bones, none on the network's MCH-IK bones
+    or the control bones, and the left chain still exact (e80dfb6: two chains built on network
+    bones before Add stopped with an error, the left ankle 0.735 m off its target)."""
+    bones = [("hips", (0, 0, 1.2), (0, 0, 1.1), None, False)]
+    for side, x in ((".L", 0.2), (".R", -0.2)):
+        bones += [
+            (f"thigh{side}", (x, 0, 1.0), (x, 0.05, 0.5), "hips", False),
+            (f"shin{side}", (x, 0.05, 0.5), (x, 0, 0.0), f"thigh{side}", True),
+            (f"foot{side}", (x, 0, 0.0), (x, -0.15, 0.0), f"shin{side}", True),
+        ]
+    obj = make_armature("Legs", bones)
+    left = add_chain_with_operator(obj, "shin.L", controls="BONES")
+    for collection in obj.data.collections_all:
+        collection.is_visible = True
+    select(obj, {bone.name for bone in obj.pose.bones})
+    obj.data.bones.active = obj.data.bones["shin.R"]
+    with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=obj.pose.bones["shin.R"]):
+        assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
+    chains = obj.two_bone_ik.chains
+    assert len(chains) == 2
+    new = chains[1]
+    assert new.upper_bone.endswith(".R") and new.lower_bone.endswith(".R"), (new.upper_bone, new.lower_bone)
+    left = chains["shin.L"]
+    bpy.context.view_layer.update()
+    assert left.state == "OK", left.status
+    assert (world_tail(obj, "shin.L") - control_point(left, "target")).length <= TOLERANCE
