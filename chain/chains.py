@@ -235,11 +235,27 @@ def add_chain(
     world transform (as Ctrl+P does). ``stack_position`` ("LAST" or "FIRST") places the chain's
     constraints among the bones' others (the chain property of that name).
 
+    The pose read is the one the animator sees in Pose Position, also while the armature shows its
+    Rest Position (switched to Pose Position for the call and back).
+
     Returns the new chain, with its network built (network/build.py). Raises ValueError (naming the
     bone) when the bone cannot carry a chain: it is missing, has no parent, or it or its parent is
     already a bone of another chain (:func:`chains_sharing_bones`); and MechanismError (a
     ValueError) when the armature cannot take the mechanism's bones. Nothing is created then.
     """
+    armature = obj.data
+    shown = armature.pose_position
+    armature.pose_position = "POSE"
+    try:
+        return _add_chain(context, obj, lower_name, parent_controls, stack_position, controls)
+    finally:
+        if shown != "POSE":
+            obj.data.pose_position = shown
+            context.view_layer.update()
+
+
+def _add_chain(context, obj, lower_name: str, parent_controls: bool, stack_position: str, controls: str):
+    """:func:`add_chain` in Pose Position."""
     if controls not in ("BONES", "EMPTIES"):
         raise ValueError(f"controls: {controls!r} is neither 'BONES' nor 'EMPTIES'")
     lower_bone = obj.data.bones.get(lower_name)

@@ -10,6 +10,7 @@ a 3D View), their operators called in a context override, as Blender's own tests
 from __future__ import annotations
 
 import json
+import math
 
 import addon_utils
 import bpy
@@ -377,3 +378,27 @@ def test_add_with_everything_shown_and_selected_adds_no_chain_on_the_chains_own_
     bpy.context.view_layer.update()
     assert left.state == "OK", left.status
     assert (world_tail(obj, "shin.L") - control_point(left, "target")).length <= TOLERANCE
+
+
+@pytest.mark.parametrize("controls", ["BONES", "EMPTIES"])
+def test_add_while_the_armature_shows_its_rest_position_keeps_the_fk_pose(scene, controls):
+    """C42: thigh Euler (0.5, 20 deg, 0.1), shin (-60 deg, 0, 0); the armature set to Rest Position;
+    Add on the shin; back in Pose Position the leg is on its FK pose (1e-5 m) and the chain OK
+    (e80dfb6: the ankle 0.224 m off, status OK: the controls were placed from the rest pose)."""
+    obj = rig(root=False)
+    thigh, shin = obj.pose.bones["thigh"], obj.pose.bones["shin"]
+    thigh.rotation_mode = shin.rotation_mode = "XYZ"
+    thigh.rotation_euler = (0.5, math.radians(20.0), 0.1)
+    shin.rotation_euler = (math.radians(-60.0), 0.0, 0.0)
+    bpy.context.view_layer.update()
+    fk = {name: (world_tail(obj, name), world_tail(obj, "thigh")) for name in ("shin", "foot")}
+    obj.data.pose_position = "REST"
+    bpy.context.view_layer.update()
+    chain = add_chain_with_operator(obj, "shin", controls=controls)
+    assert obj.data.pose_position == "REST"  # the display the rigger chose stays
+    obj.data.pose_position = "POSE"
+    bpy.context.view_layer.update()
+    for name, (tail, knee) in fk.items():
+        assert (world_tail(obj, name) - tail).length <= TOLERANCE, name
+        assert (world_tail(obj, "thigh") - knee).length <= TOLERANCE
+    assert chain.state == "OK", chain.status
