@@ -315,6 +315,8 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     upper_bone, lower_bone = chain_bones(obj, chain)
     context.view_layer.update()  # the parent's pose matrix must be current
     check_sources(context, obj, chain)
+    # Snap reads the FK pose from the channels: a constraint before the chain's sets it instead.
+    visual.check_channels(obj, chain, "or use the rig's own IK/FK snapping")
     bases = fk_bases(obj, chain)
     by_slot = {slot: basis for slot, _, basis in bases}
     matrices = pose_matrices(obj, upper_bone.name, lower_bone.name, by_slot["upper"], by_slot["lower"])

@@ -31,11 +31,12 @@ def _only_ours(pose_bone, name: str) -> bool:
     return not any(c.enabled and c.influence > 0.0 and c.name != name for c in pose_bone.constraints)
 
 
-def check_channels(obj, chain) -> None:
-    """ChainError when channel values cannot give the chain's result with the chain off: an active
-    constraint before the chain's own on one of its bones (Constraint Position Last, as on Rigify's
-    ORG bones) is overridden by the chain's Copy Transforms while the chain is on, and acts on the
-    channels once it is off. Constraints after the chain's act on the result either way."""
+def check_channels(obj, chain, remedy: str = "or bake with Blender's Bake Action (Visual Keying)") -> None:
+    """ChainError when channel values cannot give the chain's result with the chain off, nor the
+    channels the pose the animator sees with it off: an active constraint before the chain's own on
+    one of its bones (Constraint Position Last, as on Rigify's ORG bones) is overridden by the
+    chain's Copy Transforms while the chain is on, and acts on the channels once it is off.
+    Constraints after the chain's act on the result either way. ``remedy`` ends the message."""
     upper_bone, lower_bone = chain_bones(obj, chain)
     bones = [(upper_bone.name, network.CONSTRAINT), (lower_bone.name, network.CONSTRAINT)]
     end = end_bone(chain, lower_bone) if chain.end_rotation == "TARGET" else None
@@ -48,8 +49,8 @@ def check_channels(obj, chain) -> None:
             if constraint.enabled and constraint.influence > 0.0:
                 raise ChainError(
                     f"'{name}' has the constraint '{constraint.name}' before the chain's, which overrides "
-                    "it: with the chain off that constraint would set the bone, not its channels; mute it, "
-                    "or bake with Blender's Bake Action (Visual Keying)"
+                    "it: with the chain off that constraint sets the bone, not its channels; "
+                    f"mute it, {remedy}"
                 )
 
 

@@ -15,7 +15,7 @@ from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
 from . import pose, readout
-from .bones import ChainError, chain_bones, end_bone, renamed, unique_name
+from .bones import ChainError, chain_bones, end_bone, renamed, renamed_source, unique_name
 from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .controls import POLE_DISTANCE
 from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
@@ -343,11 +343,25 @@ def _controls(context, obj, lower_name, kind: tuple[str, bool], places, length: 
 
 
 def follow_renames(obj, chain) -> list[str]:
-    """Point the chain at its bones renamed since the build (:func:`.bones.renamed`) and rename its
-    network bones after them, and name back a network bone renamed by hand
+    """Point the chain at its target and pole bones renamed since the build
+    (:func:`.bones.renamed_source`), at its bones renamed since (:func:`.bones.renamed`) and rename
+    its network bones after them, and name back a network bone renamed by hand
     (:func:`network.renamed_part`); Blender's bone rename re-points the drivers, constraints and
     keys (the settings' too). Returns 'old -> new' for each bone followed or named back. A network
     bone whose new name is taken keeps its name (the build then says which)."""
+    # Both found before either is set: setting one syncs the network, aiming the other at its
+    # stored (old) name.
+    renames = {which: renamed_source(obj, chain, which) for which in ("target", "pole")}
+    followed = []
+    for which, now in renames.items():
+        if now:
+            followed.append(f"'{getattr(chain, f'{which}_bone')}' -> '{now}'")
+            setattr(chain, f"{which}_bone", now)
+    return followed + _follow_chain_renames(obj, chain)
+
+
+def _follow_chain_renames(obj, chain) -> list[str]:
+    """:func:`follow_renames` for the chain's own and network bones."""
     if can_add_bones(obj):
         return []
     part = network.renamed_part(obj, chain)
@@ -454,8 +468,7 @@ def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
             if other != obj or number not in removed
             for role, source in (("target", chain.target), ("pole", chain.pole))
         }
-        controls = obj.data.collections_all.get(control_bones.COLLECTION)
-        made = {bone.name for bone in controls.bones} if controls is not None else set()
+        made = control_bones.made_by_add(obj)
         for index in indices:
             for role in ("target", "pole"):
                 source = getattr(chains[index], role)
@@ -464,9 +477,10 @@ def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
                     if source is not None and source.type == "ARMATURE"
                     else ""
                 )
-                if source is None or (source, bone) in users:
-                    if source is not None:
-                        kept.append(f"{source.name}: {bone}" if bone else source)
+                if source is None or (bone and source.data.bones.get(bone) is None):
+                    continue  # nothing there to delete or keep
+                if (source, bone) in users:
+                    kept.append(f"{source.name}: {bone}" if bone else source)
                     continue
                 if bone:
                     if source == obj and bone in made and bone not in doomed_bones:

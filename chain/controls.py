@@ -29,18 +29,27 @@ TARGET_LENGTH, POLE_LENGTH = 0.25, 0.1
 
 
 def rig_root(obj, upper_name: str) -> str:
-    """The rig's root bone over the chain on ``upper_name`` ('' when it has none): the topmost
-    ancestor of the upper bone, when it is non-deforming or named "root" (Rigify's ``root``, a game
-    rig's ``root``). A deforming top bone (hips, pelvis) is not a root: controls under it would move
-    with it, and a foot control must stay planted when the hips move."""
-    bone = obj.data.bones[upper_name]
-    top = None
-    while bone.parent is not None:
-        bone = bone.parent
-        top = bone
-    if top is None:
-        return ""
-    return top.name if not top.use_deform or top.name.lower() == "root" else ""
+    """The rig's root bone over the chain on ``upper_name`` ('' when it has none): an ancestor of the
+    upper bone named "root", else the armature's parentless bone "root" (Rigify's, whose limbs hang
+    from hidden parent-switch bones), else the topmost ancestor when it does not deform and is shown
+    (a bone in a hidden collection is mechanism). A deforming top bone (hips, pelvis) is not a root:
+    controls under it would move with it, and a foot control must stay planted when the hips move."""
+    bones = obj.data.bones
+    ancestors = list(bones[upper_name].parent_recursive)
+    named = next((bone for bone in ancestors if bone.name.lower() == "root"), None)
+    if named is not None:
+        return named.name
+    root = next((bone for bone in bones if bone.parent is None and bone.name.lower() == "root"), None)
+    if root is not None:
+        return root.name
+    top = ancestors[-1] if ancestors else None
+    # A bone in no collection is shown; in collections, when one of them is.
+    shown = (
+        top is not None
+        and not top.hide
+        and (not len(top.collections) or any(c.is_visible for c in top.collections))
+    )
+    return top.name if shown and not top.use_deform else ""
 
 
 def _collection(armature):
@@ -102,6 +111,14 @@ def add(context, obj, lower_name: str, target_pose: Matrix, pole_pose: Vector) -
     bones[pole].matrix = Matrix.Translation(pole_pose) @ bones[pole].matrix.to_3x3().to_4x4()
     context.view_layer.update()
     return target, pole
+
+
+def made_by_add(obj) -> set[str]:
+    """The bones of ``obj`` that Add made as controls: in :data:`COLLECTION` and named as Add names
+    them (with Blender's ``.001`` when the name was taken); a rigger's own bone put there is not."""
+    collection = obj.data.collections_all.get(COLLECTION)
+    prefixes = tuple(name.split("{")[0] for name in (TARGET_NAME, POLE_NAME))
+    return {bone.name for bone in collection.bones if bone.name.startswith(prefixes)} if collection else set()
 
 
 def remove(obj, names) -> None:

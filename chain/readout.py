@@ -19,7 +19,7 @@ from mathutils import Vector
 from ..network import build as network
 from ..solver import solve_two_bone_ik
 from . import pose, settings
-from .bones import ChainError, chain_bones, end_bone
+from .bones import ChainError, chain_bones, end_bone, renamed_source
 from .status import (
     CLEAN,
     NO_POLE,
@@ -103,6 +103,12 @@ def source_point(chain, which: str) -> Vector | None:
         return source.matrix_world.translation.copy()
     bone = source.pose.bones.get(bone_name) if source.pose is not None else None
     if bone is None:
+        now = renamed_source(chain.id_data, chain, which)
+        if now:
+            raise ChainError(
+                f"{which.capitalize()} bone '{bone_name}' was renamed '{now}': run Pose > Two-Bone IK > "
+                "Update Mechanism"
+            )
         raise ChainError(f"{which.capitalize()} bone '{bone_name}' not found in '{source.name}'")
     if source == chain.id_data and bone_name.startswith(network.PREFIX):
         raise ChainError(f"The {which} bone '{bone_name}' is a chain's mechanism bone: pick a control bone")

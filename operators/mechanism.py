@@ -5,7 +5,7 @@ changed, or whose network was edited)."""
 import bpy
 
 from ..chain.adopt import adopt, orphans
-from ..chain.bones import ChainError, chain_bones
+from ..chain.bones import ChainError, chain_bones, missing_control
 from ..chain.chains import follow_renames, owning_armature
 from ..network.build import build, foreign_all
 
@@ -48,6 +48,8 @@ run it after adding chains by script or changing their bones"""
             followed += follow_renames(obj, chain)
             try:
                 chain_bones(obj, chain)
+                missing_control(chain)  # a rebuild would aim at nothing
+
             except ChainError as problem:
                 skipped.append(f"'{chain.name}': {problem}")
                 continue

@@ -402,3 +402,84 @@ def test_add_while_the_armature_shows_its_rest_position_keeps_the_fk_pose(scene,
         assert (world_tail(obj, name) - tail).length <= TOLERANCE, name
         assert (world_tail(obj, "thigh") - knee).length <= TOLERANCE
     assert chain.state == "OK", chain.status
+
+
+def test_controls_go_under_the_rigs_root_not_under_a_hidden_parent_switch(scene):
+    """As on a generated Rigify rig: the leg hangs from a hidden, non-deforming parent-switch bone
+    (``MCH-torso.parent``), and the parentless ``root`` is not its ancestor: the controls go under
+    ``root`` (under the switch they moved 0.361 m with Rigify's torso parent property)."""
+    obj = make_armature(
+        "Rig",
+        [
+            ("root", (0, 0, 0), (0, 0.3, 0), None, False),
+            ("MCH-torso.parent", (0, 0, 1.2), (0, 0, 1.3), None, False),
+            ("thigh", (0, 0, 1.0), (0, 0.05, 0.5), "MCH-torso.parent", False),
+            ("shin", (0, 0.05, 0.5), (0, 0, 0.0), "thigh", True),
+        ],
+    )
+    hidden = obj.data.collections.new("MCH")
+    hidden.assign(obj.data.bones["MCH-torso.parent"])
+    hidden.is_visible = False
+    for name in ("root", "MCH-torso.parent"):
+        obj.data.bones[name].use_deform = False
+    chain = add_chain_with_operator(obj, "shin", controls="BONES")
+    for name in (chain.target_bone, chain.pole_bone):
+        assert obj.data.bones[name].parent.name == "root"
+
+
+def test_renamed_control_bones_are_named_in_the_status_and_followed_by_update_mechanism(scene):
+    """Control bones renamed by the rigger (foot_ik.L, knee_pole.L): the network follows them
+    (Blender re-points its constraints), the status names the new names, and Update Mechanism
+    points the chain at them, the leg where it was (it rebuilt on the old names: 0.925 m off)."""
+    obj = rig()
+    chain = add(obj)
+    before = world_tail(obj, "shin")
+    set_mode(obj, "OBJECT")
+    obj.data.bones[chain.target_bone].name = "foot_ik.L"
+    obj.data.bones[chain.pole_bone].name = "knee_pole.L"
+    bpy.context.view_layer.update()
+    assert "was renamed 'foot_ik.L'" in chain.status, chain.status
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    chain = obj.two_bone_ik.chains[0]
+    assert (chain.target_bone, chain.pole_bone) == ("foot_ik.L", "knee_pole.L")
+    bpy.context.view_layer.update()
+    assert chain.state == "OK", chain.status
+    assert (world_tail(obj, "shin") - before).length <= TOLERANCE
+
+
+def test_a_deleted_control_bone_is_not_rebuilt_on_and_remove_keeps_a_riggers_bone(scene):
+    """A deleted target bone: Update Mechanism refuses that chain with the reason (a rebuild aimed
+    at nothing took the leg 0.925 m off, reporting success). A rigger's own bone in "IK Controls"
+    used as a pole is not deleted by Remove's Delete Target and Pole (only bones Add made are)."""
+    obj = rig()
+    chain = add(obj)
+    set_mode(obj, "EDIT")
+    obj.data.edit_bones.remove(obj.data.edit_bones[chain.target_bone])
+    mine = obj.data.edit_bones.new("my_ctrl")
+    mine.head, mine.tail = (0.0, -0.6, 0.5), (0.0, -0.7, 0.5)
+    set_mode(obj, "POSE")
+    obj.data.collections_all[CONTROLS].assign(obj.data.bones["my_ctrl"])
+    chain = obj.two_bone_ik.chains[0]
+    chain.pole_bone = "my_ctrl"
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        with pytest.raises(RuntimeError, match="Target bone 'IK Target shin' not found"):
+            bpy.ops.pose.two_bone_ik_update_mechanism()
+        assert bpy.ops.pose.two_bone_ik_remove(delete_empties=True) == {"FINISHED"}
+    assert obj.data.bones.get("my_ctrl") is not None
+    assert obj.data.bones.get("IK Pole shin") is not None  # not the chain's pole any more: kept
+
+
+def test_snap_ik_to_fk_refuses_bones_a_constraint_before_the_chain_poses(scene):
+    """As on Rigify's ORG bones: a Copy Transforms before the chain's sets the shin, so its channels
+    are not the FK pose the animator sees. Snap IK to FK refuses with the constraint's name, as Snap
+    FK to IK and Bake do (it snapped to the channels: 0.160 m off the visible FK pose, FINISHED)."""
+    obj = rig()
+    chain = add(obj, stack_position="LAST")
+    driver = obj.pose.bones["shin"].constraints.new("COPY_ROTATION")
+    driver.name, driver.target, driver.subtarget = "Rig's FK", obj, "hips"
+    stack = obj.pose.bones["shin"].constraints
+    stack.move(stack.find("Rig's FK"), 0)
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        with pytest.raises(RuntimeError, match="'Rig's FK' before the chain's"):
+            bpy.ops.pose.two_bone_ik_snap_ik_to_fk(chain=chain.name)
