@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from mathutils import Matrix, Vector
 
-from ..network.edit import edit_bones
+from ..network.edit import bone_collection, edit_bones
 from . import pose
 
 COLLECTION = "IK Controls"
@@ -52,14 +52,6 @@ def rig_root(obj, upper_name: str) -> str:
     return top.name if shown and not top.use_deform else ""
 
 
-def _collection(armature):
-    collection = armature.collections_all.get(COLLECTION)
-    if collection is None:
-        collection = armature.collections.new(COLLECTION)
-    collection.is_visible = True
-    return collection
-
-
 def add(context, obj, lower_name: str, target_pose: Matrix, pole_pose: Vector) -> tuple[str, str]:
     """Make the target and pole bones of the chain on ``lower_name`` (its parent the upper bone),
     posed at armature-space ``target_pose`` (a 4x4: the end's position and the end bone's rotation)
@@ -79,7 +71,7 @@ def add(context, obj, lower_name: str, target_pose: Matrix, pole_pose: Vector) -
     rest_joint = lower.head_local
     root = rig_root(obj, upper.name)
     with edit_bones(obj) as bones:
-        collection = _collection(obj.data)
+        collection = bone_collection(obj.data, COLLECTION, visible=True)
         parent = bones.get(root) if root else None
         made = []
         target_rest = Matrix.Translation(lower.tail_local) @ end.matrix_local.to_3x3().to_4x4()

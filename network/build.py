@@ -61,7 +61,7 @@ from ..chain.status import SOLVER_TOLERANCE
 from ..solver import expressions
 from . import legacy as legacy_layout
 from . import rolls
-from .edit import MechanismError, can_add_bones, edit_bones, in_mode
+from .edit import MechanismError, bone_collection, can_add_bones, edit_bones, in_mode
 from .layout import (  # noqa: F401  (re-exported: the network's names, read through this module)
     DESCRIPTIONS,
     PREFIX,
@@ -142,14 +142,6 @@ def rest_shape(upper, lower) -> RestShape:
         upper_rest,
         upper_rest @ upper.matrix.inverted() @ lower.matrix,
     )
-
-
-def _collection(armature):
-    collection = armature.collections_all.get(COLLECTION)
-    if collection is None:
-        collection = armature.collections.new(COLLECTION)
-        collection.is_visible = False
-    return collection
 
 
 def _new_bone(bones, collection, name: str, matrix: Matrix, length: float, parent=None):
@@ -656,7 +648,7 @@ def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
             said = legacy_layout.move_settings(obj, chains[index], names[index])
             if moved is not None and said:
                 moved.append(f"'{chains[index].lower_bone}': keys of {', '.join(said)}")
-        collection, bones = _collection(obj.data), _EditBones(edit)
+        collection, bones = bone_collection(obj.data, COLLECTION, visible=False), _EditBones(edit)
         shapes = [
             _edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
         ]

@@ -27,6 +27,16 @@ def can_add_bones(obj) -> str:
     return ""
 
 
+def bone_collection(armature, name: str, visible: bool):
+    """Bone collection ``name`` of ``armature``, made when missing, shown or hidden as ``visible``
+    says when made (a rigger's later choice is kept)."""
+    collection = armature.collections_all.get(name)
+    if collection is None:
+        collection = armature.collections.new(name)
+        collection.is_visible = visible
+    return collection
+
+
 @contextlib.contextmanager
 def edit_bones(obj):
     """Switch ``obj`` to Edit Mode, yield its edit bones, then go back to the mode it was in.

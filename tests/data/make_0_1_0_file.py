@@ -213,15 +213,23 @@ def record(obj) -> dict:
     }
 
 
-def main(checkout: pathlib.Path) -> None:
+def start(checkout: pathlib.Path) -> None:
+    """A fresh user folder, ``checkout`` enabled as the extension, an empty scene (bpy is imported
+    here: the user folder must be set before)."""
     user = tempfile.mkdtemp(prefix="two_bone_ik_user_")
     os.environ["BLENDER_USER_RESOURCES"] = user
     os.environ["XDG_CACHE_HOME"] = os.path.join(user, "cache")
     import bpy
-    from mathutils import Quaternion, Vector
 
     rig_helpers().enable_extension(checkout)
     bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def main(checkout: pathlib.Path) -> None:
+    start(checkout)
+    import bpy
+    from mathutils import Quaternion, Vector
+
     obj = build_rig()
 
     # Leg: an FK pose on the thigh before the chain exists, so 0.1.0 stores a non-trivial FK pose.

@@ -31,14 +31,12 @@ the Walk action's F-Curve paths on the network, and Run's. Floats rounded to 9 d
 
 from __future__ import annotations
 
-import os
 import pathlib
 import sys
-import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from make_0_1_0_file import _rounded, build_rig, rig_helpers, write_files  # noqa: E402
+from make_0_1_0_file import _rounded, add_chain, build_rig, start, write_files  # noqa: E402
 
 STEM = "two_bone_ik_root_settings"
 BLEND = HERE / f"{STEM}.blend"
@@ -67,13 +65,11 @@ def _snap(obj) -> None:
 def build_scene():
     import bpy
 
-    helpers = rig_helpers()
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = FRAMES[0], FRAMES[-1]
     obj = build_rig()
     obj.animation_data_create().action = bpy.data.actions.new("Walk")
-    chain = helpers.add_chain_with_operator(obj, "shin")
-    helpers.set_mode(obj, "OBJECT")
+    chain = add_chain(obj, "shin")  # the earlier version's Add, which knows no controls option
     scene.tool_settings.use_keyframe_insert_auto = True
     for frame, (thigh, shin) in SNAPS.items():
         scene.frame_set(frame)
@@ -135,13 +131,9 @@ def frame_record(obj) -> dict:
 
 
 def main(checkout: pathlib.Path) -> None:
-    user = tempfile.mkdtemp(prefix="two_bone_ik_user_")
-    os.environ["BLENDER_USER_RESOURCES"] = user
-    os.environ["XDG_CACHE_HOME"] = os.path.join(user, "cache")
+    start(checkout)
     import bpy
 
-    rig_helpers().enable_extension(checkout)
-    bpy.ops.wm.read_homefile(use_empty=True)
     obj = build_scene()
     if f"{PREFIX}shin-root" not in obj.pose.bones or "influence" not in obj.pose.bones[f"{PREFIX}shin-root"]:
         raise RuntimeError(f"{checkout} keeps no settings on the network's root bone: not the earlier layout")
