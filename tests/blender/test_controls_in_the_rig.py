@@ -182,7 +182,8 @@ def _dope_sheet_keys(obj) -> tuple[int, int]:
 def test_dope_sheet_select_all_reaches_the_keyed_influence(scene):
     """C40: Influence keyed 1 at frame 1 and 0 at frame 20 where the README says (the lower bone's
     property); Pose Mode, the shin selected: the Dope Sheet's Select All under its default filters
-    selects 2 of 2, as with a keyed Blender IK influence (e80dfb6: 0 of 2, on a hidden bone)."""
+    selects 2 of 2, as with a keyed Blender IK influence (e80dfb6: 0 of 2, on a hidden bone); with
+    a key on every other setting and on both rolls too, 7 of 7."""
     obj = rig()
     chain = add(obj)
     owner, path = package().chain.settings.path(chain, "influence")
@@ -195,6 +196,13 @@ def test_dope_sheet_select_all_reaches_the_keyed_influence(scene):
         for point in fcurve.keyframe_points:
             point.select_control_point = False
     assert _dope_sheet_keys(obj) == (2, 2)
+    # Every setting and both rolls, keyed with I over the property (keyframe_insert on its path).
+    for name in ("Enabled", "Twist", "Softness", "Upper Roll", "Lower Roll"):
+        owner.keyframe_insert(f'["IK {name}"]', frame=5)
+    for fcurve in fcurves(obj):
+        for point in fcurve.keyframe_points:
+            point.select_control_point = False
+    assert _dope_sheet_keys(obj) == (7, 7)
 
 
 def test_dope_sheet_copy_and_paste_carries_the_snapped_rolls(scene):
