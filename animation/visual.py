@@ -112,7 +112,10 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         target = chain.target.evaluated_get(depsgraph)
         target_matrix = target.matrix_world.copy()
         if chain.target_bone and target.type == "ARMATURE":
-            target_matrix = target_matrix @ target.pose.bones[chain.target_bone].matrix
+            target_bone = target.pose.bones.get(chain.target_bone)
+            if target_bone is None:  # the status names it too (readout.source_point)
+                raise ChainError(f"Target bone '{chain.target_bone}' not found in '{chain.target.name}'")
+            target_matrix = target_matrix @ target_bone.matrix
         pose_bone = bones[end.name]
         # The end constraint's rule (Copy Rotation, world space): the target's rotation read as
         # Euler angles in the end bone's order (XYZ for a quaternion bone), as Blender reads it,

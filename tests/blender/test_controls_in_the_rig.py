@@ -491,3 +491,16 @@ def test_snap_ik_to_fk_refuses_bones_a_constraint_before_the_chain_poses(scene):
     with bpy.context.temp_override(active_object=obj, object=obj):
         with pytest.raises(RuntimeError, match="'Rig's FK' before the chain's"):
             bpy.ops.pose.two_bone_ik_snap_ik_to_fk(chain=chain.name)
+
+
+def test_apply_with_end_rotation_target_and_a_misspelt_target_bone_is_a_report(scene):
+    """Apply with End Rotation Target and a target bone that is not there: an error report and
+    CANCELLED, the chain kept (a KeyError left the operator)."""
+    obj = rig()
+    chain = add(obj)
+    chain.end_rotation = "TARGET"
+    chain.target_bone = "IK Target shin (misspelt)"
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        with pytest.raises(RuntimeError, match="Target bone 'IK Target shin \\(misspelt\\)' not found"):
+            bpy.ops.pose.two_bone_ik_apply(chain=chain.name)
+    assert len(obj.two_bone_ik.chains) == 1
