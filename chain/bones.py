@@ -90,6 +90,33 @@ def missing_control(chain) -> None:
             )
 
 
+def blender_ik(obj, chain) -> list[str]:
+    """ "'<constraint>' on '<bone>'" for each enabled IK or Spline IK constraint of ``obj`` whose
+    chain takes in one of the chain's bones (its owner, with the Tail option, and ``chain_count``
+    bones up, 0 meaning to the root). Blender solves IK trees after every bone's constraint stack,
+    so such a constraint poses those bones whatever the chain's constraints do. The chain's own
+    muted "Two-Bone IK Controls" is not one."""
+    mine = {chain.upper_bone, chain.lower_bone}
+    found = []
+    for pose_bone in obj.pose.bones if obj.pose is not None else ():
+        for constraint in pose_bone.constraints:
+            if (
+                constraint.type not in ("IK", "SPLINE_IK")
+                or not constraint.enabled
+                or constraint.influence <= 0.0
+                or constraint.name == network.CONTROLS_CONSTRAINT
+            ):
+                continue
+            bone = pose_bone.bone if getattr(constraint, "use_tail", True) else pose_bone.bone.parent
+            count, reached = constraint.chain_count, list[str]()
+            while bone is not None and (count == 0 or len(reached) < count):
+                reached.append(bone.name)
+                bone = bone.parent
+            if mine & set(reached):
+                found.append(f"'{constraint.name}' on '{pose_bone.name}'")
+    return found
+
+
 def end_bone(chain, lower_bone):
     """The bone End Rotation applies to: ``chain.end_bone`` or the lower bone's first child; or None."""
     if chain.end_bone:

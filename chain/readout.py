@@ -19,7 +19,7 @@ from mathutils import Vector
 from ..network import build as network
 from ..solver import solve_two_bone_ik
 from . import pose, settings
-from .bones import ChainError, chain_bones, end_bone, renamed_source
+from .bones import ChainError, blender_ik, chain_bones, end_bone, renamed_source
 from .status import (
     CLEAN,
     NO_POLE,
@@ -377,6 +377,12 @@ def _stopped_driver(obj, chain) -> str:
 
 def _cause(obj, chain, upper, lower, scale) -> str:
     """What most likely moves a chain off its solve, in words."""
+    iks = blender_ik(obj, chain)
+    if iks:
+        return (
+            f"Blender's IK {iks[0]} poses its bones after every constraint stack, over the chain's: "
+            "mute it (its Enabled), or remove the chain"
+        )
     stopped = _stopped_driver(obj, chain)
     if stopped:
         return f"Blender stopped its network's driver {stopped}: run Pose > Two-Bone IK > Update Mechanism"

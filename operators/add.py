@@ -4,6 +4,7 @@
 import bpy
 from bpy.props import BoolProperty, EnumProperty
 
+from ..chain.bones import blender_ik
 from ..chain.chains import (
     add_chain,
     chain_on_bone,
@@ -121,7 +122,15 @@ target and pole controls placed so the pose does not move"""
                 continue
             added.append(f"'{chain.name}' ({chain.upper_bone} -> {chain.lower_bone})")
             made.append((obj, chain.name))
-            constrained += constrained_bones(obj, chain)
+            iks = blender_ik(obj, chain)
+            if iks:
+                self.report(
+                    {"WARNING"},
+                    f"Chain '{chain.name}': Blender's IK {', '.join(iks)} poses its bones after every "
+                    "constraint stack, so the chain cannot: mute it (its Enabled) to use the chain",
+                )
+            else:
+                constrained += constrained_bones(obj, chain)
 
     def execute(self, context):
         added, skipped, overlapping, constrained, made = [], [], [], [], []

@@ -5,7 +5,7 @@ changed, or whose network was edited)."""
 import bpy
 
 from ..chain.adopt import adopt, orphans
-from ..chain.bones import ChainError, chain_bones, missing_control
+from ..chain.bones import ChainError, blender_ik, chain_bones, missing_control
 from ..chain.chains import follow_renames, owning_armature
 from ..network.build import build, foreign_all
 
@@ -59,12 +59,21 @@ run it after adding chains by script or changing their bones"""
             return {"CANCELLED"}
         added = [part for lines in foreign_all(obj, chains) for part in lines]
         moved: list[str] = []
+        chain_names = [chain.name for chain in chains]  # Edit Mode frees the references
         try:
             build(obj, chains, moved)
         except ValueError as error:  # MechanismError, or bones the network cannot be named for
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         obj.update_tag()
+        for name in chain_names:  # what a rebuild cannot change, said so
+            iks = blender_ik(obj, obj.two_bone_ik.chains[name])
+            if iks:
+                self.report(
+                    {"WARNING"},
+                    f"Chain '{name}': Blender's IK {', '.join(iks)} still poses its bones (a rebuild "
+                    "cannot change that): mute it to use the chain",
+                )
         if skipped:
             self.report({"WARNING"}, "Skipped " + "; ".join(skipped))
         if added:

@@ -504,3 +504,36 @@ def test_apply_with_end_rotation_target_and_a_misspelt_target_bone_is_a_report(s
         with pytest.raises(RuntimeError, match="Target bone 'IK Target shin \\(misspelt\\)' not found"):
             bpy.ops.pose.two_bone_ik_apply(chain=chain.name)
     assert len(obj.two_bone_ik.chains) == 1
+
+
+@pytest.mark.parametrize("owner, count", [("shin", 2), ("foot", 3)])
+@pytest.mark.parametrize("position", ["LAST", "FIRST"])
+def test_blender_ik_on_the_chains_bones_is_named_never_an_edited_network(
+    scene, capfd, owner, count, position
+):
+    """C44: a Blender IK constraint on the shin (chain length 2), or on the foot reaching the shin
+    and thigh (length 3), to another empty. Add says the IK poses the bones (Blender solves IK
+    trees after every stack), the status names it when the chain's target moves, and Update
+    Mechanism says it cannot change that: never "the network was edited" (e80dfb6: the ankle
+    stayed on the IK's target, 0.464 m (0.377 m) from the chain's, the status blamed an edit).
+    Muted, the chain solves."""
+    obj = rig()
+    other = bpy.data.objects.new("Other target", None)
+    scene.collection.objects.link(other)
+    other.location = (0.3, -0.2, 0.4)
+    ik = obj.pose.bones[owner].constraints.new("IK")
+    ik.target, ik.chain_count = other, count
+    capfd.readouterr()
+    chain = add(obj, stack_position=position)
+    assert f"Blender's IK 'IK' on '{owner}'" in capfd.readouterr().out
+    move_control(chain, "target", control_point(chain, "target") + Vector((0.1, -0.1, 0.1)))
+    assert chain.state != "OK"
+    assert f"Blender's IK 'IK' on '{owner}'" in chain.status and "edited" not in chain.status, chain.status
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    assert "a rebuild cannot change that" in capfd.readouterr().out
+    obj.pose.bones[owner].constraints["IK"].enabled = False
+    bpy.context.view_layer.update()
+    chain = obj.two_bone_ik.chains[0]
+    assert chain.state == "OK", chain.status
+    assert (world_tail(obj, "shin") - control_point(chain, "target")).length <= TOLERANCE
