@@ -110,8 +110,8 @@ def _found(obj, root: str, lower_name: str, suffix: str) -> dict | None:
     return {
         "upper": upper,
         "lower": lower,
-        "target": _source(bones[old.target].constraints["Target"]),
-        "pole": _source(bones[old.pole].constraints["Pole"]),
+        "target": _source(bones[old.target].constraints[network.SOURCE_CONSTRAINTS["target"]]),
+        "pole": _source(bones[old.pole].constraints[network.SOURCE_CONSTRAINTS["pole"]]),
         "end": end,
         "stack": "FIRST" if stack.find(network.CONSTRAINT) == 0 and len(stack) > 1 else "LAST",
         "settings": settings,

@@ -58,35 +58,29 @@ def renamed(obj, chain) -> dict[str, str]:
     return found
 
 
-# The network's constraint that copies each source (network bone field, constraint name).
-_SOURCE_CONSTRAINTS = {"target": ("target", "Target"), "pole": ("pole", "Pole")}
-
-
 def renamed_source(obj, chain, which: str) -> str:
     """The name now of the chain's ``which`` ("target" or "pole") bone when it was renamed since
     the build ('' when it was not, or cannot be told): gone under its stored name, it is still the
     bone the network's copy of it aims at (Blender re-points constraints at a renamed bone, never
     the chain's stored name)."""
-    source = getattr(chain, which)
-    stored = getattr(chain, f"{which}_bone")
-    if source is None or source.type != "ARMATURE" or not stored or source.data.bones.get(stored) is not None:
+    armature, stored = network.source(chain, which)
+    if not stored or armature.data.bones.get(stored) is not None:
         return ""
-    field, name = _SOURCE_CONSTRAINTS[which]
-    holder = obj.pose.bones.get(getattr(network.parts(chain.upper_bone, chain.lower_bone), field))
-    constraint = holder.constraints.get(name) if holder is not None else None
-    if constraint is None or constraint.target != source or not constraint.subtarget:
+    holder = obj.pose.bones.get(getattr(network.parts(chain.upper_bone, chain.lower_bone), which))
+    constraint = holder.constraints.get(network.SOURCE_CONSTRAINTS[which]) if holder is not None else None
+    if constraint is None or constraint.target != armature or not constraint.subtarget:
         return ""
-    return constraint.subtarget if source.data.bones.get(constraint.subtarget) is not None else ""
+    return constraint.subtarget if armature.data.bones.get(constraint.subtarget) is not None else ""
 
 
 def missing_control(chain) -> None:
     """ChainError naming the chain's target or pole bone when it is named but its armature has no
     such bone (deleted; a renamed one is followed first: :func:`renamed_source`)."""
     for which in ("target", "pole"):
-        source, bone = getattr(chain, which), getattr(chain, f"{which}_bone")
-        if source is not None and source.type == "ARMATURE" and bone and source.data.bones.get(bone) is None:
+        armature, bone = network.source(chain, which)
+        if bone and armature.data.bones.get(bone) is None:
             raise ChainError(
-                f"{which.capitalize()} bone '{bone}' not found in '{source.name}': pick a {which}"
+                f"{which.capitalize()} bone '{bone}' not found in '{armature.name}': pick a {which}"
             )
 
 

@@ -27,8 +27,9 @@ def chain_parts(obj) -> set[str]:
     parts = {bone.name for bone in obj.data.bones if bone.name.startswith(network.PREFIX)}
     for chain in obj.two_bone_ik.chains:
         for role in ("target", "pole"):
-            if getattr(chain, role) == obj and getattr(chain, f"{role}_bone"):
-                parts.add(getattr(chain, f"{role}_bone"))
+            source, bone = network.source(chain, role)
+            if source == obj and bone:
+                parts.add(bone)
     return parts
 
 
@@ -458,39 +459,29 @@ def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
     if delete_empties:
         removed = set(indices)
         users = {
-            (
-                source,
-                getattr(chain, f"{role}_bone") if source is not None and source.type == "ARMATURE" else "",
-            )
+            network.source(chain, role)
             for other in bpy.data.objects
             if other.type == "ARMATURE"
             for number, chain in enumerate(other.two_bone_ik.chains)
             if other != obj or number not in removed
-            for role, source in (("target", chain.target), ("pole", chain.pole))
+            for role in ("target", "pole")
         }
         made = control_bones.made_by_add(obj)
         for index in indices:
             for role in ("target", "pole"):
-                source = getattr(chains[index], role)
-                bone = (
-                    getattr(chains[index], f"{role}_bone")
-                    if source is not None and source.type == "ARMATURE"
-                    else ""
-                )
+                source, bone = network.source(chains[index], role)
                 if source is None or (bone and source.data.bones.get(bone) is None):
                     continue  # nothing there to delete or keep
                 if (source, bone) in users:
                     kept.append(f"{source.name}: {bone}" if bone else source)
-                    continue
-                if bone:
-                    if source == obj and bone in made and bone not in doomed_bones:
+                elif bone and source == obj and bone in made:
+                    if bone not in doomed_bones:
                         doomed_bones.append(bone)
-                    elif source != obj or bone not in made:
-                        kept.append(f"{source.name}: {bone}")
-                elif source.type == "EMPTY" and source not in doomed:
-                    doomed.append(source)
-                elif source.type != "EMPTY":
-                    kept.append(source)
+                elif not bone and source.type == "EMPTY":
+                    if source not in doomed:
+                        doomed.append(source)
+                else:
+                    kept.append(f"{source.name}: {bone}" if bone else source)
     settings = obj.two_bone_ik
     for index in reversed(indices):
         settings.chains.remove(index)

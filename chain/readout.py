@@ -93,10 +93,9 @@ def source_point(chain, which: str) -> Vector | None:
     """World position of the chain's ``which`` ("target" or "pole"): the object's origin, or the
     point of its bone that Head/Tail picks; None when unset. Raises ChainError for a bone that
     is missing, or the chain's own armature without a bone."""
-    source = getattr(chain, which)
+    source, bone_name = network.source(chain, which)
     if source is None:
         return None
-    bone_name = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
     if source == chain.id_data and not bone_name:
         raise ChainError(f"The {which} is this armature: pick one of its control bones as {which} bone")
     if not bone_name:
@@ -212,8 +211,7 @@ def check_sources(chain) -> None:
             if which == "target":
                 raise ChainError("Set a target object")
             continue
-        source = getattr(chain, which)
-        bone_name = getattr(chain, f"{which}_bone") if source.type == "ARMATURE" else ""
+        source, bone_name = network.source(chain, which)
         if _moves_with(obj, chain, source, bone_name):
             label = f"{which} bone '{bone_name}'" if bone_name else f"{which} '{source.name}'"
             raise ChainError(f"The {label} moves with the chain's own bones: a cycle")

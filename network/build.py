@@ -74,6 +74,7 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     legacy_setting_path,
     parts,
     setting_path,
+    source,
 )
 from .templates import Templates
 
@@ -219,12 +220,10 @@ def lower_space(lower) -> str:
 def _source(constraint, chain, which: str) -> None:
     """Aim ``constraint`` at the chain's target or pole (a bone's Head/Tail point), or at nothing.
     The subtarget is cleared for an object: on a mesh it would name a vertex group."""
-    source = getattr(chain, which)
-    constraint.target = source
-    bone = source is not None and source.type == "ARMATURE"
-    constraint.subtarget = getattr(chain, f"{which}_bone") if bone else ""
+    constraint.target, constraint.subtarget = source(chain, which)
     if hasattr(constraint, "head_tail"):  # Copy Location has it; Copy Rotation (End Rotation) not
-        constraint.head_tail = getattr(chain, f"{which}_head_tail") if bone else 0.0
+        armature = constraint.target is not None and constraint.target.type == "ARMATURE"
+        constraint.head_tail = getattr(chain, f"{which}_head_tail") if armature else 0.0
 
 
 def _property(driver, name: str, obj, path: str) -> None:
@@ -346,7 +345,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
     reach = shape.upper_length + shape.lower_length
     lower = chain.lower_bone
 
-    target = made.template("COPY_LOCATION", "Target", None)
+    target = made.template("COPY_LOCATION", SOURCE_CONSTRAINTS["target"], None)
     _source(target, chain, "target")
     made.copy(bones[names.target], target)
 
@@ -361,7 +360,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
     # The hint first, the pole over it: a deleted pole leaves the hint (the rest bend), with no
     # Python to notice it.
     made.constraint(pole, "COPY_LOCATION", "Hint", obj, names.hint)
-    pole_template = made.template("COPY_LOCATION", "Pole", None)
+    pole_template = made.template("COPY_LOCATION", SOURCE_CONSTRAINTS["pole"], None)
     _source(pole_template, chain, "pole")
     made.copy(pole, pole_template)
     # The eased distance places the end probe along forward: the upper angle reads it, the solved
@@ -439,10 +438,9 @@ def _controls_constraint(obj, chain) -> None:
         ("target", "target", "subtarget"),
         ("pole", "pole_target", "pole_subtarget"),
     ):
-        source = getattr(chain, which)
-        bone = getattr(chain, f"{which}_bone") if source is not None and source.type == "ARMATURE" else ""
-        if getattr(constraint, target) != source:
-            setattr(constraint, target, source)
+        named, bone = source(chain, which)
+        if getattr(constraint, target) != named:
+            setattr(constraint, target, named)
         if getattr(constraint, subtarget) != bone:
             setattr(constraint, subtarget, bone)
 
@@ -466,13 +464,15 @@ def place(obj, chain) -> None:
             pose_bone.constraints.move(index, wanted)
 
 
+# The network's Copy Location of each of the chain's sources, on the network bone of that field.
+SOURCE_CONSTRAINTS = {"target": "Target", "pole": "Pole"}
 # The constraints the network puts on its own bones (network bone field -> constraint names).
 OWN_CONSTRAINTS = {"target": ("Target",), "aim": ("Aim",), "pole": ("Hint", "Pole"), "lower": ("Bend",)}
 
 
 def _kept_paths(names: Parts) -> tuple[str, ...]:
-    """F-Curve data paths on the network's bones that are a chain's own data in a network built
-    of the earlier layout (:func:`legacy`): its settings and rolls, which Update Mechanism moves to the lower
+    """F-Curve data paths on the network's bones that are a chain's own data in a network of the
+    earlier layout (:func:`legacy`): its settings and rolls, which Update Mechanism moves to the lower
     bone (network/legacy.py). Today's networks keep no data of the chain's there."""
     settings = tuple(legacy_setting_path(names.root, name) for name, *_ in SETTINGS)
     return (
@@ -717,8 +717,8 @@ def _sync(made: Templates, obj, chain, names: Parts, rebuild: bool = False) -> N
     """:func:`sync` of a chain with a whole network of its own. An End Rotation constraint there is
     kept (with what the rigger set on it) unless ``rebuild``, which makes it to its spec."""
     bones = obj.pose.bones
-    _source(bones[names.target].constraints["Target"], chain, "target")
-    _source(bones[names.pole].constraints["Pole"], chain, "pole")
+    for which, name in SOURCE_CONSTRAINTS.items():
+        _source(bones[getattr(names, which)].constraints[name], chain, which)
     if bones.get(chain.lower_bone) is not None:
         _controls_constraint(obj, chain)
     lower = obj.data.bones.get(chain.lower_bone)

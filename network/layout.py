@@ -91,6 +91,14 @@ def legacy_setting_path(root: str, setting: str) -> str:
     return f'{bone_path(root)}["{setting}"]'
 
 
+def source(chain, which: str) -> tuple[object, str]:
+    """(object, bone name) the chain's ``which`` ("target" or "pole") names: the bone name only
+    when the object is an armature ('' for any other object: on a mesh it would name a vertex
+    group); (None, '') when unset."""
+    obj = getattr(chain, which)
+    return obj, getattr(chain, f"{which}_bone") if obj is not None and obj.type == "ARMATURE" else ""
+
+
 def chain_lower(names: Parts) -> str:
     """The lower chain bone of the network ``names`` (``MCH-IK-<lower>`` is its solved bone)."""
     return names.lower[len(PREFIX) :]

@@ -49,7 +49,6 @@ run it after adding chains by script or changing their bones"""
             try:
                 chain_bones(obj, chain)
                 missing_control(chain)  # a rebuild would aim at nothing
-
             except ChainError as problem:
                 skipped.append(f"'{chain.name}': {problem}")
                 continue
