@@ -69,9 +69,7 @@ def soft_distance(upper_length: float, lower_length: float) -> str:
     # distance out of float32, which would store it as 0, and the end probe placed at it within
     # the range where Blender can square its distance (the lower bone aims at it).
     eased = f"min(D,{r}-{width}*exp(({r}-D)/{width}-1))"
-    # ``width<=0``, not ``k<=0``, as the solver's soften: a softness so small that its width
-    # underflows to 0 would divide by it (Blender stops a driver that does).
-    body = f"min(D,{number(FAR * reach)}) if {width}<=0 or {r}-D>={width} else {eased}"
+    body = f"min(D,{number(FAR * reach)}) if k<=0 or {r}-D>={width} else {eased}"
     return _checked(_guarded(body, "D==D and k==k"))
 
 
