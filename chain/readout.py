@@ -17,7 +17,7 @@ import bpy
 from mathutils import Vector
 
 from ..network import build as network
-from ..solver import solve_two_bone_ik
+from ..solver import MIN_REACH, solve_two_bone_ik
 from . import pose, settings
 from .bones import ChainError, blender_ik, chain_bones, end_bone, renamed_source
 from .status import (
@@ -273,6 +273,11 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     scale = root_bone.matrix.to_3x3().col[1].length
     a = (lower.head_local - upper.head_local).length * scale
     b = lower.length * scale
+    if not a + b >= MIN_REACH or not math.isfinite(a + b):
+        raise ChainError(
+            f"The chain's bones are {a + b:.3g} armature units long here: a parent's pose scale is zero "
+            "or not a number, nothing to solve"
+        )
     root = root_bone.head.copy()
     target_point_ = to_armature @ target
     status = CLEAN

@@ -316,12 +316,26 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
         lower.property_overridable_library_set(f'["{key}"]', True)
 
 
-def _influence(made: Templates, obj, bone: str, constraint: str, paths: dict[str, str]) -> None:
-    """Drive the influence of constraint ``constraint`` on ``bone`` by the chain's settings, read
-    from ``paths`` (:func:`_setting_paths`)."""
-    driver = made.driver(obj, influence_path(bone, constraint), -1, "influence*enabled")
+def _influence(made: Templates, obj, bone: str, constraint: str, chain, names: Parts) -> None:
+    """Drive the influence of constraint ``constraint`` on ``bone`` by the chain's settings
+    (:func:`_setting_paths`), 0 where the target or pole probe of ``names`` is not a finite
+    position (:func:`solver.expressions.influence`)."""
+    driver = made.driver(obj, influence_path(bone, constraint), -1, expressions.influence())
+    paths = _setting_paths(obj, chain)
     for name in ("influence", "enabled"):
         _property(driver, name, obj, paths[name])
+    found = f'{bone_path(names.target)}.constraints["{SOURCE_CONSTRAINTS["target"]}"].is_valid'
+    _property(driver, "v", obj, found)
+    _distance(driver, obj, names)
+    variable = driver.variables.new()
+    variable.name, variable.type = "P", "LOC_DIFF"
+    for target, bone_name in zip(variable.targets, (names.pole, names.root), strict=True):
+        target.id, target.bone_target, target.transform_space = obj, bone_name, "WORLD_SPACE"
+    variable = driver.variables.new()
+    variable.name, variable.type = "s", "TRANSFORMS"
+    target = variable.targets[0]
+    target.id, target.bone_target = obj, names.root
+    target.transform_type, target.transform_space = "SCALE_Y", "WORLD_SPACE"
 
 
 def _setting_paths(obj, chain) -> dict[str, str]:
@@ -419,7 +433,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         (chain.lower_bone, names.lower, lower_space(obj.data.bones[chain.lower_bone])),
     ):
         made.constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
-        _influence(made, obj, bone_name, CONSTRAINT, _setting_paths(obj, chain))
+        _influence(made, obj, bone_name, CONSTRAINT, chain, names)
     _sync(made, obj, chain, names, rebuild=True)
 
 
@@ -735,7 +749,7 @@ def _sync(made: Templates, obj, chain, names: Parts, rebuild: bool = False) -> N
         constraint.mix_mode = "REPLACE"
         if constraint.id_data != obj:  # a scratch template: onto the bone, with its driver
             made.copy(bones[end], constraint)
-            _influence(made, obj, end, END_CONSTRAINT, _setting_paths(obj, chain))
+            _influence(made, obj, end, END_CONSTRAINT, chain, names)
     place(obj, chain)
 
 

@@ -11,9 +11,16 @@ needs neither numpy nor bpy nor mathutils.
 ((3.0, 4.0, 0.0), (6.0, 0.0, 0.0), True)
 """
 
+from ._inputs import TINY as MIN_REACH  # the least upper_length + lower_length the solver takes (D4)
 from .scalar import TwoBoneIKResult, solve_two_bone_ik
 
-__all__ = ["TwoBoneIKBatchResult", "TwoBoneIKResult", "solve_two_bone_ik", "solve_two_bone_ik_batch"]
+__all__ = [
+    "MIN_REACH",
+    "TwoBoneIKBatchResult",
+    "TwoBoneIKResult",
+    "solve_two_bone_ik",
+    "solve_two_bone_ik_batch",
+]
 
 _BATCH_NAMES = ("TwoBoneIKBatchResult", "solve_two_bone_ik_batch")
 

@@ -23,11 +23,13 @@ from blender_rig import (
     make_armature,
     make_empty,
     make_leg,
+    make_legs,
     marker_world,
     pose_snapshot,
     set_mode,
     setup_marker_render,
     user_bones,
+    world_head,
     world_tail,
 )
 from mathutils import Vector
@@ -192,15 +194,35 @@ def make_non_finite(obj, how: str) -> None:
         obj.location = (1e10, 0.0, 0.0)
 
 
+def own_pose(obj, bones=("thigh", "shin")) -> list[Vector]:
+    """The world heads and tails of ``bones`` with the chains off: the pose their channels give."""
+    chains = obj.two_bone_ik.chains
+    for chain in chains:
+        chain.enabled = False
+    bpy.context.view_layer.update()
+    points = [point for bone in bones for point in (world_head(obj, bone), world_tail(obj, bone))]
+    for chain in chains:
+        chain.enabled = True
+    bpy.context.view_layer.update()
+    return points
+
+
+def assert_own_pose(obj, expected, bones=("thigh", "shin")) -> None:
+    """The chain bones show the pose of their channels, as the chain's ERROR promises."""
+    points = [point for bone in bones for point in (world_head(obj, bone), world_tail(obj, bone))]
+    for point, own in zip(points, expected, strict=True):
+        assert_close(point, own, 1e-6)
+
+
 @pytest.mark.parametrize("how", ["nan location", "overflowing parent scale"])
 @pytest.mark.parametrize("which", ["Target", "Pole"])
 def test_non_finite_target_or_pole_is_an_error_and_recovers(legs, which, how):
     """A NaN or infinite target or pole position is an ERROR saying so, with nothing raised and the
-    animator's channels untouched; finite again, the chain solves. (Rewritten: the last pose is no
-    longer kept. Blender evaluates the network itself, so a non-finite target or pole gives
-    Blender's pose; the network's drivers must not stop on it, or the chain would not recover.)"""
+    animator's channels untouched, and the chain bones show their own pose (the network's influence
+    is 0 there: contract D4); finite again, the chain solves. The network's drivers must not stop on
+    it, or the chain would not recover. (Rewritten: the last pose is no longer kept.)"""
     leg, _ = legs
-    before = channels(leg)
+    before, fk = channels(leg), own_pose(leg)
     empty = bpy.data.objects[which]
     make_non_finite(empty, how)
     exercise()
@@ -208,6 +230,7 @@ def test_non_finite_target_or_pole_is_an_error_and_recovers(legs, which, how):
     chain = chain_of(leg)
     assert chain.state == "ERROR" and "non-finite" in chain.status.lower()
     assert channels(leg) == before
+    assert_own_pose(leg, fk)
     assert math.isfinite(chain.shortfall)
     assert_other_solves()
     empty.parent = None
@@ -215,6 +238,27 @@ def test_non_finite_target_or_pole_is_an_error_and_recovers(legs, which, how):
     exercise()
     assert chain.status == ""
     assert_solved(leg, chain.target.location, chain.pole.location)
+
+
+@pytest.mark.parametrize("scale", [(0.0, 0.0, 0.0), (1.0, 0.0, 1.0)])
+def test_zero_length_chain_is_an_error_with_the_own_pose(scene, scale):
+    """A parent's pose scale of 0 along the chain leaves it no length (contract D4: nothing to solve):
+    an ERROR saying so, nothing raised (the status once raised the solver's ValueError), the chain
+    bones at the pose of their channels; scaled back, the chain solves."""
+    obj = make_legs(hips=True)
+    target, pole = make_empty("Target", (0.3, 0.1, 0.4)), make_empty("Pole", (0.2, 1.0, 0.5))
+    chain = add_chain(obj, target, pole, "thigh.L", "shin.L")
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    obj.pose.bones["hips"].scale = scale
+    fk = own_pose(obj, ("thigh.L", "shin.L"))
+    exercise()
+    assert chain.state == "ERROR" and "long" in chain.status
+    assert_own_pose(obj, fk, ("thigh.L", "shin.L"))
+    obj.pose.bones["hips"].scale = (1.0, 1.0, 1.0)
+    exercise()
+    assert chain.status == ""
+    assert_solved(obj, target.location, pole.location, "thigh.L", "shin.L")
 
 
 def test_nan_influence_is_an_error_and_recovers(scene):
