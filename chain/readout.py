@@ -14,7 +14,7 @@ import math
 from typing import NamedTuple
 
 import bpy
-from mathutils import Vector
+from mathutils import Matrix, Vector
 
 from ..network import build as network
 from ..solver import MIN_REACH, solve_two_bone_ik
@@ -256,7 +256,9 @@ def check_target_rotation(chain) -> None:
 def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     """The solver's (joint, end, reachable, too close, chain length, Status) for the chain's
     current inputs, armature space: the root and lengths of its network's root bone, the target
-    and pole (or the rest bend side). Raises ChainError."""
+    and pole (or the rest bend side). Under an uneven scale of a parent the solve is made in the
+    root's frame, where the chain's bones are rigid (contract D6), and mapped back. Raises
+    ChainError."""
     obj = chain.id_data
     names = network.parts(chain.upper_bone, chain.lower_bone)
     root_bone = obj.pose.bones[names.root]
@@ -270,15 +272,15 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     pole = source_point(chain, "pole")
     values = settings.checked(chain)
     upper, lower = chain_bones(obj, chain)
-    scale = root_bone.matrix.to_3x3().col[1].length
-    a = (lower.head_local - upper.head_local).length * scale
-    b = lower.length * scale
-    if not a + b >= MIN_REACH or not math.isfinite(a + b):
+    frame = root_bone.matrix
+    a = (lower.head_local - upper.head_local).length
+    b = lower.length
+    scale = frame.to_3x3().col[1].length
+    if not (a + b) * scale >= MIN_REACH or not math.isfinite(scale) or not pose.invertible(frame):
         raise ChainError(
-            f"The chain's bones are {a + b:.3g} armature units long here: a parent's pose scale is zero "
-            "or not a number, nothing to solve"
+            f"The chain's bones are {(a + b) * scale:.3g} armature units long here: a parent's pose "
+            "scale is zero or not a number, nothing to solve"
         )
-    root = root_bone.head.copy()
     target_point_ = to_armature @ target
     status = CLEAN
     if pole is None:
@@ -286,22 +288,31 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
         status = NO_POLE
     else:
         pole_hint = to_armature @ pole
-    if not math.isfinite(sum((*root, *target_point_, *pole_hint))):
+    if not math.isfinite(sum((*frame.translation, *target_point_, *pole_hint))):
         raise ChainError("Target, pole or bones are at a non-finite position")
+    # A rotation and an even scale: solved in armature space, whose axes the fallback (D3) takes.
+    # Else in the root's frame, in rest lengths.
+    even = pose.uniform(frame.to_3x3())
+    to_space = Matrix.Identity(4) if even else frame.inverted()
+    from_space = Matrix.Identity(4) if even else frame
+    length_scale = scale if even else 1.0
+    root, target_in, pole_in = (to_space @ point for point in (frame.translation, target_point_, pole_hint))
     result = solve_two_bone_ik(
         root,
-        target_point_,
-        pole_hint,
-        a,
-        b,
+        target_in,
+        pole_in,
+        a * length_scale,
+        b * length_scale,
         tolerance=SOLVER_TOLERANCE,
         twist=values["twist"],
         softness=min(max(values["softness"], 0.0), 1.0),
     )
     if status == CLEAN:
-        status = _pole_warning(root, target_point_, pole_hint, a + b)
-    too_close = not result.reachable and (target_point_ - root).length < abs(a - b)
-    return Vector(result.joint), Vector(result.end), bool(result.reachable), too_close, a + b, status
+        status = _pole_warning(root, target_in, pole_in, (a + b) * length_scale)
+    too_close = not result.reachable and (target_in - root).length < abs(a - b) * length_scale
+    joint_point, end_point = (from_space @ Vector(point) for point in (result.joint, result.end))
+    length = (joint_point - frame.translation).length + (end_point - joint_point).length
+    return joint_point, end_point, bool(result.reachable), too_close, length, status
 
 
 def read(chain) -> Reading:

@@ -366,8 +366,9 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
     aim = bones[names.aim]
     aim.rotation_mode = "QUATERNION"
     aim.rotation_quaternion = AIM_ROTATION
-    # Pose space for both: under a non-uniform armature scale a world-space aim shears the frame.
-    made.constraint(aim, "DAMPED_TRACK", "Aim", obj, names.target, "POSE")
+    # In the root's space, where the chain's bones are rigid (docs/contract.md, D6): under an uneven
+    # scale of the armature or of a parent, a world- or pose-space aim shears the solve.
+    made.constraint(aim, "DAMPED_TRACK", "Aim", obj, names.target, "CUSTOM", names.root)
     expression = expressions.aim_influence(reach, SOLVER_TOLERANCE)
     _distance(made.driver(obj, influence_path(names.aim, "Aim"), -1, expression), obj, names)
     pole = bones[names.pole]
@@ -420,7 +421,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
     solved_lower = bones[names.lower]
     solved_lower.rotation_mode = "YXZ"
     solved_lower.rotation_euler = start
-    made.constraint(solved_lower, "DAMPED_TRACK", "Bend", obj, names.end, "POSE")
+    made.constraint(solved_lower, "DAMPED_TRACK", "Bend", obj, names.end, "CUSTOM", names.root)
     lower_roll = made.driver(
         obj, f"{bone_path(names.lower)}.rotation_euler", 1, expressions.offset_angle(start.y)
     )

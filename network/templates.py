@@ -44,12 +44,24 @@ class Templates:
             self._holder.animation_data_create()
         return self._holder
 
-    def constraint(self, pose_bone, kind: str, name: str, target, subtarget: str = "", space: str = "WORLD"):
+    def constraint(
+        self,
+        pose_bone,
+        kind: str,
+        name: str,
+        target,
+        subtarget: str = "",
+        space: str = "WORLD",
+        space_bone: str = "",
+    ):
         """Add constraint ``kind`` named ``name`` at the end of ``pose_bone``'s stack, targeting
-        ``target``/``subtarget``, owner and target space ``space``, collapsed in the panel."""
-        return self.copy(pose_bone, self.template(kind, name, target, subtarget, space))
+        ``target``/``subtarget``, owner and target space ``space`` (with "CUSTOM", the space of
+        ``target``'s bone ``space_bone``), collapsed in the panel."""
+        return self.copy(pose_bone, self.template(kind, name, target, subtarget, space, space_bone))
 
-    def template(self, kind: str, name: str, target, subtarget: str = "", space: str = "WORLD"):
+    def template(
+        self, kind: str, name: str, target, subtarget: str = "", space: str = "WORLD", space_bone: str = ""
+    ):
         """The scratch constraint of ``kind``/``name`` set as :meth:`constraint` says (Head/Tail
         0), for the caller to set more on before :meth:`copy`."""
         template = self._constraints.get((kind, name))
@@ -61,6 +73,8 @@ class Templates:
         template.target, template.subtarget = target, subtarget
         if hasattr(template, "head_tail"):
             template.head_tail = 0.0
+        if space == "CUSTOM":
+            template.space_object, template.space_subtarget = target, space_bone
         template.owner_space = "WORLD" if space == "POSE" else space
         template.target_space = space
         self._spaces[template.as_pointer()] = space
