@@ -526,3 +526,46 @@ def test_invalid_target_rotation_with_end_rotation_is_an_error(scene, how):
     assert_solved(obj, (-0.2, 0.2, 0.3), POLE)
     difference = foot_orientation(obj) - target.matrix_world.to_3x3().normalized()
     assert max(abs(value) for row in difference for value in row) < 1e-5
+
+
+@pytest.mark.parametrize("bone", ["nope", ""])
+def test_target_bone_not_found_keeps_the_own_pose(legs, bone, capfd):
+    """A target bone that is not in the target armature, or the armature itself as the target (no
+    bone), is an ERROR, and the chain bones show the pose of their channels: the network's target
+    Copy Location is invalid there, which its influence drivers read (docs/design.md). Blender
+    prints that it cannot add the Copy Location's relation to the missing bone; nothing else."""
+    leg, _ = legs
+    fk = own_pose(leg)
+    chain = chain_of(leg)
+    chain.target, chain.target_bone = leg, bone
+    exercise()
+    assert chain.state == "ERROR"
+    assert_own_pose(leg, fk)
+    console = capfd.readouterr()
+    assert "Traceback" not in console.out + console.err
+    chain.target = bpy.data.objects["Target"]
+    exercise()
+    assert chain.status == ""
+    assert_solved(leg, chain.target.location, POLE)
+
+
+def test_a_cycle_shows_the_solve_one_update_late(legs):
+    """The README's account of a cycle (the pole parented to the thigh): Blender evaluates the
+    parts in an order of its own, and the chain shows the solve of the inputs of the update before:
+    a target move shows after one more update."""
+    leg, _ = legs
+    chain = chain_of(leg)
+    make_cycle(leg, "pole bone-parented to shin")
+    target = chain.target
+    for _ in range(2):
+        leg.update_tag()
+        bpy.context.view_layer.update()
+    assert chain.state == "ERROR" and "cycle" in chain.status
+    before = world_tail(leg, "shin")
+    assert_close(before, target.location, tolerance(leg))
+    target.location = (-0.2, 0.2, 0.3)
+    bpy.context.view_layer.update()
+    assert_close(world_tail(leg, "shin"), before, tolerance(leg))
+    leg.update_tag()
+    bpy.context.view_layer.update()
+    assert_close(world_tail(leg, "shin"), target.location, tolerance(leg))
