@@ -364,8 +364,9 @@ STATES: list[tuple[str, Callable, str, str]] = [
 
 
 # --- The operators --------------------------------------------------------------------------------
-# (id, operator name under bpy.ops.pose, its properties); each is called in Pose Mode on the rig,
-# with the lower bone (or, when it is gone, the upper one) active and selected.
+# (id, operator name under bpy.ops.pose, its properties); each is called on the rig in Pose Mode
+# (the *_object_mode rows: Object Mode), with the lower bone (or, when it is gone, the upper one)
+# active and selected.
 
 OPERATORS: list[tuple[str, str, dict]] = [
     ("add", "two_bone_ik_add", {}),
@@ -383,6 +384,15 @@ OPERATORS: list[tuple[str, str, dict]] = [
     ("snap_fk_to_ik_autokey", "two_bone_ik_snap_fk_to_ik", {}),
     ("select_target", "two_bone_ik_select_target", {}),
     ("select_pole", "two_bone_ik_select_pole", {}),
+    ("remove_object_mode", "two_bone_ik_remove", {}),
+    ("apply_object_mode", "two_bone_ik_apply", {}),
+    ("update_mechanism_object_mode", "two_bone_ik_update_mechanism", {}),
+    ("bake_object_mode", "two_bone_ik_bake", {}),
+    ("snap_ik_to_fk_object_mode", "two_bone_ik_snap_ik_to_fk", {}),
+    ("snap_fk_to_ik_object_mode", "two_bone_ik_snap_fk_to_ik", {}),
+    ("select_target_object_mode", "two_bone_ik_select_target", {}),
+    ("select_pole_object_mode", "two_bone_ik_select_pole", {}),
+    ("remove_missing_chain", "two_bone_ik_remove", {"chain": "gone"}),
 ]
 
 
@@ -560,8 +570,9 @@ def test_operator_never_raises_and_cancels_cleanly(state_files, capfd, state, op
     path = _state_file(state_files, state)
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False)
     obj = bpy.data.objects["Rig"]
-    if obj.mode != "POSE":
-        set_mode(obj, "POSE")
+    mode = "OBJECT" if operator_id.endswith("_object_mode") else "POSE"
+    if obj.mode != mode:
+        set_mode(obj, mode)
     # The *_autokey rows run with Auto Keying on: the snaps then key what they moved.
     bpy.context.scene.tool_settings.use_keyframe_insert_auto = operator_id.endswith("_autokey")
     bpy.context.view_layer.update()
