@@ -10,7 +10,7 @@ from mathutils import Matrix, Vector
 from ..chain import pose, readout, settings
 from ..chain.bones import ChainError, chain_bones
 from ..chain.chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
-from ..chain.status import SOLVER_TOLERANCE
+from ..chain.status import REST, SOLVER_TOLERANCE
 from ..network import build as network
 from ..network import rolls
 from ..solver import solve_two_bone_ik
@@ -64,6 +64,11 @@ def check_sources(context, obj, chain) -> None:
         if moved is not source and not pose.invertible(source.matrix_world):
             raise ChainError(
                 f"Armature '{source.name}' has zero or invalid scale: its {which} bone cannot be placed"
+            )
+        if moved is not source and not pose.invertible(moved.matrix.to_3x3()):
+            raise ChainError(
+                f"The {which} bone '{moved.name}' has a zero, flat or invalid scale: it cannot be placed; "
+                "give it a scale on every axis"
             )
         if moved is source and not pose.invertible(source.matrix_world):
             raise ChainError(
@@ -309,10 +314,19 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     Raises
     ------
     ChainError
-        With the chain's status when its bones are missing, it has no target, or its target or
-        pole cannot be moved onto the FK pose (:func:`check_sources`).
+        With the chain's status when its bones are missing, its network needs Update Mechanism,
+        the armature shows its Rest Position, it has no target, or its target or pole cannot be
+        moved onto the FK pose (:func:`check_sources`).
     """
     upper_bone, lower_bone = chain_bones(obj, chain)
+    # The rolls are measured on the network, and Rest Position shows neither the FK pose nor
+    # the controls where they are placed: refused as the status says (docs/how-it-works.md, "What
+    # the operators refuse").
+    problem = network.problem(obj, chain)
+    if problem:
+        raise ChainError(problem)
+    if obj.data.pose_position == "REST":
+        raise ChainError(REST.format(obj.name))
     context.view_layer.update()  # the parent's pose matrix must be current
     check_sources(context, obj, chain)
     # Snap reads the FK pose from the channels: a constraint before the chain's sets it instead.

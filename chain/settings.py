@@ -64,9 +64,9 @@ def path(chain, name: str) -> tuple[object, str]:
 
 def _value(chain, bone, key: str | None, name: str) -> float:
     if bone is not None and key in bone:
-        return float(bone[key])
+        return network.number(bone[key])
     stored = _stored(chain).get(name)
-    return float(stored) if stored is not None else DEFAULTS[name]
+    return network.number(stored) if stored is not None else DEFAULTS[name]
 
 
 def value(chain, name: str) -> float:
@@ -100,8 +100,9 @@ def set_value(chain, name: str, number: float) -> None:
     if bone is not None and key in bone:
         # Enabled is a boolean custom property; the others floats.
         stored = number > 0.0 if isinstance(bone[key], bool) else number
-        if not (bone[key] == stored or (math.isnan(number) and math.isnan(bone[key]))):
-            bone[key] = stored
+        now = network.number(bone[key])
+        if not (bone[key] == stored or (math.isnan(number) and math.isnan(now))):
+            network.set_number(bone, key, stored)
             chain.id_data.update_tag()
 
 

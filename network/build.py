@@ -72,7 +72,9 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     bone_path,
     chain_lower,
     legacy_setting_path,
+    number,
     parts,
+    set_number,
     setting_path,
     source,
 )
@@ -280,7 +282,7 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
     lower, root = obj.pose.bones[chain.lower_bone], obj.pose.bones[names.root]
     values = dict(zip((name for name, _ in ROLLS), kept, strict=True))
     for name, default, _, _ in SETTINGS:
-        values[name] = float(
+        values[name] = number(
             lower[PROPERTIES[name]]
             if PROPERTIES[name] in lower
             else root[name]
@@ -298,7 +300,7 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
         if name == "enabled":
             # A boolean: a checkbox, keyed with constant interpolation, as a constraint's switch.
             value = values[name] > 0.0
-        lower[key] = value
+        set_number(lower, key, value)
         ui = lower.id_properties_ui(key)
         if isinstance(value, bool):
             ui.update(default=default > 0.0, description=DESCRIPTIONS[name])

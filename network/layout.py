@@ -79,6 +79,21 @@ def bone_path(name: str) -> str:
     return f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
 
 
+def number(value) -> float:
+    """A setting's or roll's custom property ``value`` as a float: NaN when it is not a number (Edit
+    Property can make it text or an array, which no driver reads), so the chain's status names it
+    (chain/settings.py, ``checked``) where ``float`` would raise."""
+    return float(value) if isinstance(value, (int, float)) else math.nan
+
+
+def set_number(holder, key: str, value: float | bool) -> None:
+    """Write custom property ``key`` of ``holder`` (a pose bone); one that holds something else than
+    a number (:func:`number`) is made anew, as Blender refuses to change a property's type."""
+    if key in holder and not isinstance(holder[key], (int, float)):
+        del holder[key]
+    holder[key] = value
+
+
 def setting_path(lower: str, setting: str) -> str:
     """The data path of one of the chain's :data:`SETTINGS` or :data:`ROLLS` on its lower bone
     ``lower`` (:data:`PROPERTIES`)."""

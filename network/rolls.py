@@ -21,7 +21,7 @@ import math
 
 from mathutils import Euler, Matrix, Vector
 
-from .layout import PROPERTIES, ROLLS, bone_path, chain_lower, setting_path
+from .layout import PROPERTIES, ROLLS, bone_path, chain_lower, number, set_number, setting_path
 
 
 def _frames(obj, names) -> tuple[Vector, Matrix, Matrix]:
@@ -53,7 +53,7 @@ def set_rolls(obj, names, upper: float, lower: float) -> None:
     written from Python tags nothing, and the drivers would keep the old values)."""
     holder = obj.pose.bones[chain_lower(names)]
     for (name, _), value in zip(ROLLS, (upper, lower), strict=True):
-        holder[PROPERTIES[name]] = float(value)
+        set_number(holder, PROPERTIES[name], float(value))
     obj.update_tag()
 
 
@@ -65,7 +65,7 @@ def current(obj, names) -> tuple[float, float]:
     keys = [PROPERTIES[name] for name, _ in ROLLS]
     if holder is None or any(key not in holder for key in keys):
         return legacy_current(obj, names)
-    upper, lower = (float(holder[key]) for key in keys)
+    upper, lower = (number(holder[key]) for key in keys)
     if not (math.isfinite(upper) and math.isfinite(lower)):
         return 0.0, 0.0
     return math.remainder(upper, 2.0 * math.pi), math.remainder(lower, 2.0 * math.pi)

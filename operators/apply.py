@@ -5,7 +5,7 @@ import bpy
 
 from ..animation.visual import result_bases
 from ..chain.bones import ChainError
-from ..chain.chains import library_chain, remove_chain
+from ..chain.chains import applied, library_chain, remove_chain
 from ..network.edit import MechanismError
 from .common import ChainOperator
 
@@ -27,8 +27,15 @@ on a constraint: the pose stays as it is"""
         if reason:
             self.report({"ERROR"}, reason)
             return {"CANCELLED"}
+        depsgraph = context.evaluated_depsgraph_get()
+        if not applied(chain.state):
+            # Not solved (or the armature in Rest Position): there is no result to keep, as the
+            # status says; Snap FK to IK and Bake refuse it alike (docs/how-it-works.md, "What the
+            # operators refuse").
+            self.report({"ERROR"}, f"Chain '{name}': {chain.status}")
+            return {"CANCELLED"}
         try:
-            bases = result_bases(obj, chain, context.evaluated_depsgraph_get())
+            bases = result_bases(obj, chain, depsgraph)
         except ChainError as error:
             self.report({"ERROR"}, f"Chain '{name}': {error}")
             return {"CANCELLED"}
