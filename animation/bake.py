@@ -14,7 +14,8 @@ from __future__ import annotations
 import bpy
 from mathutils import Euler, Matrix, Quaternion
 
-from ..chain import compat, readout, settings
+from .. import compat
+from ..chain import readout, settings
 from ..chain.bones import ChainError
 from ..chain.chains import chain_bone_slots, find_chain
 from ..chain.status import applied

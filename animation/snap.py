@@ -10,9 +10,10 @@ from mathutils import Matrix, Vector
 from ..chain import pose, readout, settings
 from ..chain.bones import ChainError, chain_bones
 from ..chain.chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
-from ..chain.status import REST, SOLVER_TOLERANCE
+from ..chain.status import REST
 from ..network import build as network
 from ..network import rolls
+from ..network.layout import SOLVER_TOLERANCE
 from ..solver import solve_two_bone_ik
 from . import visual
 

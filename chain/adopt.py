@@ -10,11 +10,11 @@ of its own under the chain's names. Update Mechanism runs it; until then the pan
 
 from __future__ import annotations
 
+from ..compat import animation_fcurves
 from ..network import build as network
 from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones, edit_bones
 from .bones import unique_name
-from .compat import animation_fcurves
 
 ROOT = "-root"
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix, Vector
 
+from ..compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from ..network import build as network
 from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
 from . import pose, readout
 from .bones import ChainError, chain_bones, end_bone, renamed, renamed_source, unique_name
-from .compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from .controls import POLE_DISTANCE
 from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
 

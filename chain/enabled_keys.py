@@ -12,8 +12,8 @@ of this runs.
 
 from __future__ import annotations
 
+from ..compat import animation_fcurves
 from . import settings
-from .compat import animation_fcurves
 
 
 def enabled_paths(obj) -> set[str]:

@@ -13,9 +13,9 @@ from collections.abc import Callable
 import bpy
 from bpy.app.handlers import persistent
 
+from ..compat import BOOLEAN_KEYS_STEP
 from ..network.edit import MechanismError
 from . import enabled_keys, upgrade
-from .compat import BOOLEAN_KEYS_STEP
 
 
 def upgrade_file() -> None:

@@ -16,7 +16,7 @@ from mathutils import Matrix, Quaternion, Vector
 
 # Relative size under which a cross product counts as parallel (float32 bone data).
 PARALLEL = 1e-6
-# Changes below these are float32 noise: skipping them keeps the handler from feeding itself.
+# Changes below these are float32 noise (upgrade.py: a channel the earlier handler wrote is its own).
 # Rotation entries of matrix_basis are unitless; location entries scale with the chain.
 ROTATION_EPSILON = 2e-6
 LOCATION_EPSILON = 2e-6  # x chain length
@@ -69,18 +69,6 @@ def _orthonormal(vector: Vector, axis: Vector) -> Vector:
     return (vector - vector.dot(axis) * axis).normalized()
 
 
-def _frame(direction: Vector, normal: Vector) -> Matrix:
-    """Right-handed orthonormal 3x3 with columns (direction, normal, direction x normal)."""
-    normal = _orthonormal(normal, direction)
-    # fake-bpy-module does not declare Vector a Sequence (and types cross() as float | Vector, for 2D).
-    return Matrix((direction, normal, direction.cross(normal))).transposed()  # type: ignore[arg-type]
-
-
-def aim(rest_direction: Vector, rest_normal: Vector, direction: Vector, normal: Vector) -> Matrix:
-    """Rotation (3x3) taking rest_direction to direction and rest_normal's plane to normal's."""
-    return _frame(direction, normal) @ _frame(rest_direction, rest_normal).transposed()
-
-
 def turn(axis: Vector, angle: float) -> Quaternion:
     """The rotation by ``angle`` (radians) about ``axis``, right-handed. Its half-angle sine and
     cosine are taken in float64 (mathutils would reduce the angle in float32: a visible error for
@@ -88,37 +76,6 @@ def turn(axis: Vector, angle: float) -> Quaternion:
     half = 0.5 * angle
     sine = axis.normalized() * math.sin(half)
     return Quaternion((math.cos(half), sine.x, sine.y, sine.z))
-
-
-def solved_normal(
-    root: Vector, joint: Vector, end: Vector, pole_hint: Vector, twist: float = 0.0
-) -> Vector | None:
-    """Unit bend-plane normal of a solved chain, oriented like the rest normal (n = pole side x forward).
-
-    For a straight solve the joint is on the line, so the pole hint, turned by the chain's twist
-    (radians, about root -> end: contract D9), gives the plane. None when neither defines one.
-    """
-    upper = joint - root
-    lower = end - joint
-    scale = upper.length * lower.length
-    normal = upper.cross(lower)
-    if scale > 0.0 and normal.length > PARALLEL * scale:
-        return normal.normalized()
-    forward = end - root
-    if forward.length <= PARALLEL * (upper.length + lower.length):
-        # Folded flat onto the root (equal bones, target at the root): the solver took +X as
-        # forward (contract "Degenerate inputs") and put the joint on the pole side of it.
-        forward = Vector((1.0, 0.0, 0.0))
-        side = upper
-    else:
-        side = pole_hint - root
-        if twist:
-            side = turn(forward, twist) @ side
-    normal = side.cross(forward)
-    scale = side.length * forward.length
-    if scale > 0.0 and normal.length > PARALLEL * scale:
-        return normal.normalized()
-    return None
 
 
 def _with_rotation(basis: Matrix, rotation: Quaternion) -> Matrix:
@@ -212,59 +169,6 @@ def chain_shape(
     return ChainShape(
         head, joint, tail, upper_matrix, lower_matrix, normal, pole_side, upper_length, lower_length
     )
-
-
-def solve_bases(
-    upper_bone,
-    lower_bone,
-    shape: ChainShape,
-    parent_matrix: Matrix | None,
-    joint: Vector,
-    end: Vector,
-    normal: Vector,
-    fk_upper: Matrix,
-    fk_lower: Matrix,
-) -> tuple[Matrix, Matrix]:
-    """The two ``matrix_basis`` values that put the chain on (shape.head, joint, end).
-
-    Parameters
-    ----------
-    upper_bone, lower_bone : bpy.types.Bone
-        The chain's bones (rest data and inherit flags).
-    shape : ChainShape
-        From :func:`chain_shape` with the same FK bases.
-    parent_matrix : Matrix or None
-        The upper bone's parent's pose matrix (armature space), None for a root bone.
-    joint, end : Vector
-        Solved positions, armature space.
-    normal : Vector
-        Unit solved bend-plane normal (:func:`solved_normal`).
-    fk_upper, fk_lower : Matrix
-        The FK ``matrix_basis`` values; their location and scale channels are kept.
-
-    Returns
-    -------
-    (Matrix, Matrix)
-        ``matrix_basis`` for the upper and the lower bone. ``Bone.convert_local_to_pose`` does the
-        space conversion, so every inherit flag and Local Location setting is honoured.
-    """
-    root = shape.head
-    shape_upper = shape.joint - root
-    shape_lower = shape.tail - shape.joint
-    upper = joint - root if shape.upper_length > 0.0 else None
-    lower = end - joint if shape.lower_length > 0.0 else None
-    # A zero-length bone turns with the other bone (contract: the chain degenerates to one bone).
-    if upper is None:
-        shape_upper, upper = shape_lower, lower
-    if lower is None:
-        shape_lower, lower = shape_upper, upper
-    upper_turn = aim(shape_upper.normalized(), shape.normal, upper.normalized(), normal)
-    lower_turn = aim(shape_lower.normalized(), shape.normal, lower.normalized(), normal)
-    upper_basis = turned_basis(upper_bone, fk_upper, root, upper_turn @ shape.upper_matrix, parent_matrix)
-    # The lower bone hangs from the upper bone's new pose matrix, not the stored one.
-    upper_pose = to_pose(upper_bone, upper_basis, parent_matrix)
-    lower_basis = turned_basis(lower_bone, fk_lower, joint, lower_turn @ shape.lower_matrix, upper_pose)
-    return upper_basis, lower_basis
 
 
 def turned_basis(

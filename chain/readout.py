@@ -17,6 +17,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 from ..network import build as network
+from ..network.layout import SOLVER_TOLERANCE
 from ..solver import MIN_REACH, solve_two_bone_ik
 from . import pose, settings
 from .bones import ChainError, blender_ik, chain_bones, end_bone, renamed_source
@@ -28,7 +29,6 @@ from .status import (
     POLE_ON_LINE,
     REST,
     SHEAR_TOLERANCE,
-    SOLVER_TOLERANCE,
     STATE_CODES,
     Status,
     error,

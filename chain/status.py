@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-# Blender stores bones and matrices in float32 (contract D2).
-SOLVER_TOLERANCE = 1e-6
 # A pole closer to the root-target line than this share of the chain's length makes the bend
 # plane unstable (a small move swings the knee): the chain says so, though it still solves.
 POLE_NEAR_LINE = 1e-3

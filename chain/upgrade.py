@@ -15,8 +15,9 @@ import re
 
 from mathutils import Matrix
 
+from .. import compat
 from ..network import build as network
-from . import compat, pose
+from . import pose
 from .bones import ChainError, chain_bones, end_bone
 
 LEGACY_KEYS = (

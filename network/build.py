@@ -56,8 +56,7 @@ from typing import NamedTuple
 import bpy
 from mathutils import Matrix, Vector
 
-from ..chain.compat import animation_fcurves
-from ..chain.status import SOLVER_TOLERANCE
+from ..compat import animation_fcurves
 from ..solver import expressions
 from . import legacy as legacy_layout
 from . import rolls
@@ -68,6 +67,7 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     PROPERTIES,
     ROLLS,
     SETTINGS,
+    SOLVER_TOLERANCE,
     Parts,
     bone_path,
     chain_lower,

@@ -11,6 +11,9 @@ from typing import NamedTuple
 import bpy
 
 PREFIX = "MCH-IK-"
+# The solver's tolerance for the network and the status: Blender stores bones and matrices in
+# float32 (contract D2).
+SOLVER_TOLERANCE = 1e-6
 # The chain's animatable settings: custom properties of its lower bone, so that keys and drivers on
 # them play in a Blender without the extension and the animation editors list them under the bone.
 # (name, default, min, max)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix
 
-from ..chain.compat import animation_fcurves
+from ..compat import animation_fcurves
 from . import rolls
 from .layout import PROPERTIES, SETTINGS, Parts, chain_lower, legacy_setting_path, setting_path
 

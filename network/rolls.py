@@ -21,7 +21,7 @@ import math
 
 from mathutils import Euler, Matrix, Vector
 
-from .layout import PROPERTIES, ROLLS, bone_path, chain_lower, number, set_number, setting_path
+from .layout import PROPERTIES, ROLLS, bone_path, chain_lower, number, set_number
 
 
 def _frames(obj, names) -> tuple[Vector, Matrix, Matrix]:
@@ -135,9 +135,3 @@ def legacy_current(obj, names) -> tuple[float, float]:
 def legacy_paths(names) -> tuple[str, str]:
     """The data paths of the channels that held the rolls in the earlier layout (:func:`legacy_current`)."""
     return f"{bone_path(names.upper)}.{LEGACY_UPPER}", f"{bone_path(names.lower)}.{LEGACY_LOWER}"
-
-
-def roll_paths(names) -> tuple[str, str]:
-    """The data paths of the rolls' custom properties (upper, lower)."""
-    lower = chain_lower(names)
-    return setting_path(lower, "upper_roll"), setting_path(lower, "lower_roll")

@@ -33,7 +33,7 @@ class ChainOperator:
             cls.poll_message_set(f"'{obj.name}' has no two-bone IK chain: add one from the Pose menu")
             return False
         if cls.edits_rig and obj.mode == "EDIT":
-            # The handler skips armatures in Edit Mode: their chains' solve is stale there.
+            # Edit Mode has no pose to read: the chains' readouts and network are stale there.
             cls.poll_message_set(f"'{obj.name}' is in Edit Mode: leave it first")
             return False
         return True

@@ -17,7 +17,7 @@ from gpu_extras.batch import batch_for_shader
 from mathutils import Vector
 
 from ..chain.chains import applied, source_point
-from ..chain.compat import WIDE_LINE_SHADER
+from ..compat import WIDE_LINE_SHADER
 
 # Line colours (linear RGBA) and widths in pixels.
 REACH_COLOR = (0.25, 0.75, 1.0, 0.9)

@@ -8,7 +8,7 @@ import bpy
 from ..chain import settings as chain_settings
 from ..chain.adopt import copies, orphans
 from ..chain.chains import constrained_bones, find_chain, owning_armature
-from ..chain.compat import UI_LIST_TYPE
+from ..compat import UI_LIST_TYPE
 from .status import chain_state, status_line
 
 # Roughly how many pixels a character of a label takes, to wrap long status sentences.

@@ -192,7 +192,7 @@ def test_rest_position_is_a_state_not_a_reach(scene):
 
 
 def test_state_is_read_only(scene):
-    """chain.state is data the driver writes; a script cannot set it."""
+    """chain.state is a readout of the evaluated pose; a script cannot set it."""
     _, chain = leg()
     with pytest.raises(AttributeError):
         chain.state = "ERROR"

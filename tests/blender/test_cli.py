@@ -242,7 +242,7 @@ def test_commands_refuse_bad_frames_outputs_and_chains_in_one_line(scene, tmp_pa
     rig, broken = tmp_path / "rig.blend", tmp_path / "broken.blend"
     save_base_rig(rig)
     obj = bpy.data.objects["Leg"]
-    obj.two_bone_ik.chains[0].target = obj  # no target bone: the driver cannot solve it
+    obj.two_bone_ik.chains[0].target = obj  # no target bone: the chain cannot solve it
     bpy.ops.wm.save_as_mainfile(filepath=str(broken), copy=True)
     alias = tmp_path / "alias.blend"
     os.symlink(rig, alias)

@@ -67,7 +67,7 @@ def area_of(screen: str, kind: str):
 
 
 def select(obj, names) -> None:
-    compat = package().chain.compat
+    compat = package().compat
     for bone in obj.pose.bones:
         compat.select_bone(obj, bone.name, bone.name in names)
 
@@ -165,7 +165,7 @@ def test_select_constraint_target_from_a_chain_bone_selects_the_controls(scene):
     select(obj, {"shin"})
     with bpy.context.temp_override(active_object=obj, object=obj, **area_of("Layout", "VIEW_3D")):
         assert bpy.ops.pose.select_constraint_target() == {"FINISHED"}
-    is_selected = package().chain.compat.is_bone_selected
+    is_selected = package().compat.is_bone_selected
     chosen = {bone.name for bone in obj.pose.bones if is_selected(obj, bone.name)}
     assert chosen == {"shin", "IK Target shin", "IK Pole shin"}
 

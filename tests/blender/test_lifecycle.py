@@ -3,7 +3,7 @@
 
 Every way Blender evaluates a scene shows the pose solved for that moment (depsgraph updates, frame
 changes, playback-like stepping, still and animation renders), and files, undo, keyframes, linked
-and overridden rigs leave the driver correct.
+and overridden rigs leave the chains correct.
 """
 
 import importlib

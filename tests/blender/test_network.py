@@ -46,8 +46,8 @@ def network():
 
 
 def compat():
-    """The extension's version differences (chain/compat.py)."""
-    return importlib.import_module(f"{MODULE}.chain.compat")
+    """The extension's version differences (compat.py)."""
+    return importlib.import_module(f"{MODULE}.compat")
 
 
 def chain_settings():

@@ -503,7 +503,7 @@ def test_remove_keeps_each_chains_animation(scene):
     (remaining,) = obj.two_bone_ik.chains
     paths = sorted(
         fcurve.data_path
-        for fcurves in package().chain.compat.animation_fcurves(obj)
+        for fcurves in package().compat.animation_fcurves(obj)
         for fcurve in fcurves
         if '"]["IK ' in fcurve.data_path
     )
@@ -645,7 +645,7 @@ def test_snap_reports_a_chain_without_target(scene):
 
 
 def _break_chain(obj, chain, how: str) -> None:
-    """Break the base rig's chain so that its target or pole cannot be snapped (the driver refuses it)."""
+    """Break the base rig's chain so that its target or pole cannot be snapped (its status is ERROR)."""
     if how == "target is the armature":
         chain.target, chain.target_bone = obj, ""
     elif how == "pole is the armature":
@@ -687,7 +687,7 @@ def _object_state() -> dict:
 @pytest.mark.parametrize("how, status", BROKEN_SOURCES)
 @pytest.mark.parametrize("operator", ["snap_ik_to_fk", "snap_fk_to_ik"])
 def test_snap_refuses_a_chain_it_cannot_snap_and_moves_nothing(scene, how, status, operator):
-    """A target or pole the driver refuses (the rig itself, a misspelt bone, a cycle): both snaps
+    """A target or pole the status refuses (the rig itself, a misspelt bone, a cycle): both snaps
     stop with the chain's status and move no object, no bone and no rig, with Auto Keying on too."""
     obj = base_rig()
     chain = obj.two_bone_ik.chains[0]
@@ -704,7 +704,7 @@ def test_snap_refuses_a_chain_it_cannot_snap_and_moves_nothing(scene, how, statu
 
 
 def test_snap_refuses_a_zero_scale_armature(scene):
-    """Snap IK to FK on an armature scaled to zero refuses with the driver's status and moves nothing."""
+    """Snap IK to FK on an armature scaled to zero refuses with the chain's status and moves nothing."""
     obj = base_rig()
     obj.scale = (1, 0, 1)
     bpy.context.view_layer.update()

@@ -371,7 +371,7 @@ def test_bake_poll_needs_a_chain(scene):
             bpy.ops.pose.two_bone_ik_bake()
 
 
-# --- Refusals: a bake never keys a pose the driver did not solve ------------------------------------
+# --- Refusals: a bake never keys a pose the chain did not solve ------------------------------------
 
 
 def bone_rotation_curves(obj) -> list:
@@ -390,7 +390,7 @@ def bone_rotation_curves(obj) -> list:
     ],
 )
 def test_bake_refuses_a_chain_that_cannot_solve(scene, how, status):
-    """A chain the driver cannot solve (its status is a failure) is not baked: the bake is refused
+    """A chain the network cannot solve (its status is a failure) is not baked: the bake is refused
     with the chain's status, nothing is keyed, the chain stays enabled and the frame is kept."""
     obj = base_rig()
     chain = obj.two_bone_ik.chains[0]

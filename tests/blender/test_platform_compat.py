@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""chain/compat.py picks the right branch on the running Blender (run on every version by
+"""compat.py picks the right branch on the running Blender (run on every version by
 tools/matrix.sh): bone selection, F-Curves through slots or Action.fcurves and the UI list type,
 each decided by a feature test, and registration over a half-registered state."""
 
@@ -12,7 +12,7 @@ from blender_rig import MODULE, make_empty, make_leg, run_blender, set_mode
 
 @pytest.fixture
 def compat(scene):
-    return importlib.import_module(f"{MODULE}.chain.compat")
+    return importlib.import_module(f"{MODULE}.compat")
 
 
 def test_selection_lives_where_the_feature_test_says(compat):

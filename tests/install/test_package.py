@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The built zip holds exactly what the extension needs: its manifest, its root __init__.py and
+"""The built zip holds exactly what the extension needs: its manifest, its root modules and
 every Python module of its packages, and nothing for development (tests, CI, tools, bench, demo,
 docs, caches, build output, dev configuration)."""
 
@@ -36,8 +36,9 @@ def extension_packages() -> list[str]:
 
 
 def needed_files() -> set[str]:
-    """What the zip must hold: the manifest, the root __init__.py and every module of the packages."""
-    needed = {"blender_manifest.toml", "__init__.py"}
+    """What the zip must hold: the manifest, the root's modules (__init__.py, compat.py) and every
+    module of the packages."""
+    needed = {"blender_manifest.toml", *(path.name for path in REPO.glob("*.py"))}
     for package in extension_packages():
         for path in (REPO / package).rglob("*.py"):
             if "__pycache__" not in path.parts:

@@ -11,17 +11,14 @@ installed-copy checks are in tests/install.
 """
 
 import ast
-import pathlib
 import re
 import tomllib
 from collections.abc import Callable
 
 import pytest
+from shipped import DEV_FOLDERS, REPO, extension_files, parsed
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
 MANIFEST = tomllib.loads((REPO / "blender_manifest.toml").read_text(encoding="utf-8"))
-# Root folders that are for development and never ship (see [build] in blender_manifest.toml).
-DEV_FOLDERS = {"tests", "tools", "bench", "demo", "docs", "out", "dist", "build", "requirements"}
 WRITE_CALLS = {
     "write_text",
     "write_bytes",
@@ -37,26 +34,6 @@ WRITE_CALLS = {
 PORTABLE_SHADERS = {"UNIFORM_COLOR", "POLYLINE_UNIFORM_COLOR"}
 
 Rule = Callable[[str, ast.Module], list[str]]
-
-
-def extension_files() -> list[pathlib.Path]:
-    """Every .py file of the extension: the root __init__.py and the packages that ship."""
-    files = []
-    for path in sorted(REPO.rglob("*.py")):
-        relative = path.relative_to(REPO)
-        if relative.parts[0] in DEV_FOLDERS or any(
-            part.startswith(".") or part == "__pycache__" for part in relative.parts
-        ):
-            continue
-        files.append(path)
-    return files
-
-
-def parsed() -> list[tuple[str, ast.Module]]:
-    return [
-        (path.relative_to(REPO).as_posix(), ast.parse(path.read_text(encoding="utf-8"), str(path)))
-        for path in extension_files()
-    ]
 
 
 def violations(rule: Rule) -> list[str]:
@@ -179,7 +156,7 @@ def writes_near_own_files(name: str, tree: ast.Module) -> list[str]:
 
 
 def string_constants(trees) -> dict[str, str]:
-    """Module-level ``NAME = "text"`` assignments of ``trees`` (shader names live in chain/compat.py)."""
+    """Module-level ``NAME = "text"`` assignments of ``trees`` (shader names live in compat.py)."""
     return {
         target.id: node.value.value
         for tree in trees

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The house's layout, checked on the shipped source (no Blender needed).
+
+- The layers import one way (docs/development.md): ``solver`` < the root modules
+  (``compat``) and ``network`` < ``chain`` < ``animation`` and ``ui`` < ``operators`` and ``cli``;
+  nothing imports a layer above its own.
+- Every shipped function and class has a caller: a name that appears nowhere but in its own
+  definition is dead code (Blender's hooks, which Blender calls, excepted).
+"""
+
+import ast
+import pathlib
+import re
+
+import pytest
+from shipped import REPO, parsed
+
+# A package's rank: a module may import its own rank and below.
+RANKS = {"solver": 0, "": 1, "network": 1, "chain": 2, "animation": 3, "ui": 3, "operators": 4, "cli": 4}
+# Methods Blender (or Python) calls by name.
+HOOKS = {
+    "register",
+    "unregister",
+    "poll",
+    "execute",
+    "invoke",
+    "modal",
+    "draw",
+    "draw_item",
+    "draw_header",
+    "cancel",
+    "check",
+    "__enter__",
+    "__exit__",
+    "__getitem__",
+    "__getattr__",
+}
+
+
+def package_of(name: str) -> str:
+    """'network' for network/build.py, '' for a module at the root."""
+    parts = pathlib.PurePosixPath(name).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def imported_packages(name: str, tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, package) of each relative import of ``name`` that leaves its own package."""
+    own = package_of(name)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or node.level == 0:
+            continue
+        depth = len(pathlib.PurePosixPath(name).parts) - 1  # folders below the root
+        if node.level <= depth:
+            continue  # within its own package
+        module = node.module or ""
+        if module:
+            found.append((node.lineno, module.split(".")[0]))
+        else:  # "from .. import compat"
+            found += [(node.lineno, alias.name if alias.name in RANKS else "") for alias in node.names]
+    return [(line, package) for line, package in found if package != own]
+
+
+def layer_violations() -> list[str]:
+    """Imports that go up; the root ``__init__.py`` is wiring and registers every layer."""
+    return [
+        f"{name}:{line} imports {package or 'the root'}"
+        for name, tree in parsed()
+        if name != "__init__.py"
+        for line, package in imported_packages(name, tree)
+        if RANKS.get(package, 0) > RANKS.get(package_of(name), 0)
+    ]
+
+
+def test_layers_import_one_way():
+    assert layer_violations() == []
+
+
+def test_network_imports_no_layer_above_it():
+    """The issue's own check: nothing under network/ imports chain/, animation/, operators/, ui/."""
+    assert [
+        found
+        for name, tree in parsed()
+        if package_of(name) == "network"
+        for found in imported_packages(name, tree)
+        if found[1] in {"chain", "animation", "operators", "ui", "cli"}
+    ] == []
+
+
+def test_every_function_has_a_caller():
+    trees = parsed()
+    text = "\n".join((REPO / name).read_text(encoding="utf-8") for name, _ in trees)
+    dead = []
+    for name, tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.ClassDef) or node.name in HOOKS:
+                continue
+            if len(re.findall(rf"\b{re.escape(node.name)}\b", text)) <= 1:
+                dead.append(f"{name}:{node.lineno} {node.name}")
+    assert dead == []
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "wrong"),
+    [
+        ("network/build.py", "from ..chain.status import REST\n", True),
+        ("network/build.py", "from ..compat import animation_fcurves\n", False),
+        ("chain/readout.py", "from ..network import build\n", False),
+        ("chain/upgrade.py", "from .. import compat\n", False),
+        ("animation/bake.py", "from ..operators import common\n", True),
+        ("solver/scalar.py", "from .. import compat\n", True),
+    ],
+)
+def test_the_layer_rule_finds_what_it_should(name, source, wrong):
+    found = [
+        package
+        for _, package in imported_packages(name, ast.parse(source))
+        if RANKS.get(package, 0) > RANKS.get(package_of(name), 0)
+    ]
+    assert bool(found) == wrong
