@@ -63,13 +63,19 @@ def soft_distance(upper_length: float, lower_length: float) -> str:
     reach = upper_length + lower_length
     fold = abs(upper_length - lower_length)
     r = number(reach)
-    width = f"min(k*{r},{number(reach - fold)})"
-    # reach - w*exp((reach - D)/w - 1) is the contract's s + w(1 - exp(-(D - s)/w)), s = reach - w.
     # Past FAR x reach only the direction counts (the angles are 0): the cap keeps an infinite
     # distance out of float32, which would store it as 0, and the end probe placed at it within
     # the range where Blender can square its distance (the lower bone aims at it).
+    hard = f"min(D,{FAR * reach:.2g})"  # any cap far past reach will do: two digits
+    if not reach - fold > 0.0:
+        return _checked(_guarded(hard, "D==D"))  # a zero-length bone: no soft zone (its width is 0)
+    width = f"min(k*{r},{number(reach - fold)})"
+    # reach - w*exp((reach - D)/w - 1) is the contract's s + w(1 - exp(-(D - s)/w)), s = reach - w.
     eased = f"min(D,{r}-{width}*exp(({r}-D)/{width}-1))"
-    body = f"min(D,{number(FAR * reach)}) if k<=0 or {r}-D>={width} else {eased}"
+    # The width is 0 exactly where k*reach is (reach - fold is not): k <= 0, or a softness so small
+    # that its product underflows, which the solver treats as 0 too (a driver stops on a division
+    # by 0).
+    body = f"{hard} if k*{r}<=0 or {r}-D>={width} else {eased}"
     return _checked(_guarded(body, "D==D and k==k"))
 
 

@@ -48,6 +48,47 @@ def test_equal_bones_fold_flat_at_the_root():
     assert expressions.evaluate(expressions.upper_angle(0.5, 0.5, 1e-6), d=0.0) == pytest.approx(math.pi / 2)
 
 
+@pytest.mark.parametrize("softness", [5e-324, 1e-320, 0.0])
+@pytest.mark.parametrize("ratio", [0.5, 0.99, 1.0, 1.5])
+def test_a_subnormal_softness_is_the_solvers(softness, ratio):
+    """A softness so small that softness x reach underflows to 0 (Hypothesis once drew 5e-324 for a
+    0.5 m chain) is the solver's width 0, the distance itself, with no division by 0 (Blender stops
+    a driver that divides by 0, and the chain with it); a subnormal width that does not underflow
+    eases as the solver does."""
+    a, b = 0.3, 0.2
+    distance = ratio * (a + b)
+    got = expressions.evaluate(expressions.soft_distance(a, b), D=distance, k=softness)
+    assert got == soften(distance, a + b, abs(a - b), softness)
+    if softness * (a + b) == 0.0:
+        assert got == distance
+
+
+@pytest.mark.parametrize("softness", [0.0, 0.3, 1.0])
+def test_a_zero_length_bone_has_no_soft_zone(softness):
+    """One bone of length 0 (contract: allowed) leaves the soft zone no width: the distance itself."""
+    for distance in (0.1, 0.3, 0.45):
+        got = expressions.evaluate(expressions.soft_distance(0.3, 0.0), D=distance, k=softness)
+        assert got == soften(distance, 0.3, 0.3, softness) == distance
+
+
+def test_every_expression_fits_blenders_255_characters():
+    """The longest texts come from lengths whose 9 digits all print, at the smallest and largest
+    scales; each must fit (soft_distance is the longest)."""
+    digits = (1.11111111, 1.23456789, 9.87654321, 1.02222222)
+    for upper_exponent in range(-6, 5):
+        for lower_exponent in range(upper_exponent - 1, upper_exponent + 2):
+            for upper_digits in digits:
+                for lower_digits in digits:
+                    a, b = upper_digits * 10.0**upper_exponent, lower_digits * 10.0**lower_exponent
+                    for text in (
+                        expressions.soft_distance(a, b),
+                        expressions.upper_angle(a, b, 1e-6),
+                        expressions.roll(a + b, 1e-6),
+                        expressions.aim_influence(a + b, 1e-6),
+                    ):
+                        assert len(text) <= expressions.MAX_LENGTH
+
+
 def test_the_eased_distance_stops_far_out():
     """Past FAR x reach only its direction counts: an infinite distance gives a finite probe."""
     far = expressions.FAR * 2.0
