@@ -452,29 +452,50 @@ def _distance(end_point, point: Vector) -> float:
 
 
 def shortfall_cause(chain) -> int:
-    """The code of the first of CAUSES that applies to the chain's shortfall ("NONE" when the end
-    is on the target within float32 noise). A chain off its solve is "CONSTRAINTS" even with its
-    end on the target: its pose is not the one its bones' channels ask for (own scale ignored)."""
+    """The code of :func:`cause` (the Shortfall Cause property's getter)."""
+    return _CAUSE_CODES[cause(chain, read(chain))]
+
+
+def cause(chain, reading: Reading) -> str:
+    """The first of CAUSES that applies to the chain's shortfall, given its :func:`read`
+    ("NONE" when the end is on the target within float32 noise). A chain off its solve is
+    "CONSTRAINTS" even with its end on the target: its pose is not the one its bones' channels ask
+    for (own scale ignored)."""
     bone = _lower(chain)
     point = target_point(chain)
-    reading = read(chain)
     if bone is None or reading.status.state == "ERROR" or point is None:
-        return _CAUSE_CODES["NOT_SOLVED"]
+        return "NOT_SOLVED"
     if reading.status.state == "OFF_TARGET" and settings.value(chain, "influence") >= 1.0:
-        return _CAUSE_CODES["CONSTRAINTS"]
+        return "CONSTRAINTS"
     upper = chain.id_data.pose.bones.get(chain.upper_bone)
     world = chain.id_data.matrix_world
     head, joint_, tail = (world @ p for p in (upper.head if upper else bone.head, bone.head, bone.tail))
     if _distance(tail, point) <= SHEAR_TOLERANCE * ((joint_ - head).length + (tail - joint_).length):
-        return _CAUSE_CODES["NONE"]
+        return "NONE"
     state = reading.status.state
     if state == "REST":
-        return _CAUSE_CODES["REST"]
+        return "REST"
     values = settings.values(chain)
     if not values["enabled"] > 0.0 or values["influence"] < 1.0:
-        return _CAUSE_CODES["INFLUENCE"]
+        return "INFLUENCE"
     if state == "OFF_TARGET":
-        return _CAUSE_CODES["CONSTRAINTS"]
+        return "CONSTRAINTS"
     if not reading.reachable:
-        return _CAUSE_CODES["TOO_CLOSE" if reading.too_close else "TOO_FAR"]
-    return _CAUSE_CODES["SOFTNESS" if values["softness"] > 0.0 else "CONSTRAINTS"]
+        return "TOO_CLOSE" if reading.too_close else "TOO_FAR"
+    return "SOFTNESS" if values["softness"] > 0.0 else "CONSTRAINTS"
+
+
+class Summary(NamedTuple):
+    """Everything the panel shows of a chain, from one :func:`read`: its Reading, the shortfall
+    (world units) and its cause (a CAUSES identifier)."""
+
+    reading: Reading
+    shortfall: float
+    cause: str
+
+
+def summary(chain) -> Summary:
+    """The chain's :class:`Summary`: the status worked out once for a whole panel draw (each of the
+    chain's readout properties works it out again when read)."""
+    reading = read(chain)
+    return Summary(reading, shortfall(chain), cause(chain, reading))

@@ -5,6 +5,7 @@ import textwrap
 
 import bpy
 
+from ..chain import readout
 from ..chain import settings as chain_settings
 from ..chain.adopt import copies, orphans
 from ..chain.chains import constrained_bones, find_chain, owning_armature
@@ -70,10 +71,11 @@ def _draw_chain(layout, context, obj, chain) -> None:
         owner, path = chain_settings.path(chain, name)
         column.prop(owner, path, text=text, slider=slider)
 
-    state = chain_state(context, chain)
+    summary = readout.summary(chain)
+    state = chain_state(context, chain, summary)
     box = layout.box()
     _wrapped_label(box, context, state.text, state.icon)
-    line = status_line(chain)
+    line = status_line(chain, summary)
     if line is not None:
         _wrapped_label(box, context, line[1], line[0])
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """How a chain's state reads at a glance: an icon and a short text (read-only, no drawing).
 
-Branches on data only (``chain.state``, ``chain.shortfall_cause``, ``chain.enabled``); the status
-sentence is shown, never parsed. The panel and the list draw from these; tests check every state.
+Branches on data only (the chain's state, shortfall cause and Enabled, from one
+``readout.summary`` a draw); the status sentence is shown, never parsed. The panel and the list
+draw from these; tests check every state.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import bpy
+
+from ..chain import readout
 
 
 class ChainState(NamedTuple):
@@ -48,25 +51,28 @@ def length_text(context, value: float) -> str:
     return bpy.utils.units.to_string(units.system, "LENGTH", value * units.scale_length, precision=3)
 
 
-def chain_state(context, chain) -> ChainState:
-    """The reach indicator of ``chain``: disabled; failed (the status says why, the pose was left
-    alone); Rest Position; else what keeps the end off the target (nothing,
-    out of reach, too close, influence, softness, other constraints), with the distance."""
+def chain_state(context, chain, summary: readout.Summary | None = None) -> ChainState:
+    """The reach indicator of ``chain``: disabled; failed (the status says why); Rest Position;
+    else what keeps the end off the target (nothing, out of reach, too close, influence, softness,
+    other constraints), with the distance. ``summary``: the chain's, when the caller has it."""
     if not chain.enabled:
         return ChainState("DISABLED", "HIDE_ON", "Disabled")
-    state = chain.state
-    if state == "ERROR":
-        return ChainState("FAILED", "ERROR", chain.status)
-    if state == "REST":
-        return ChainState(*_CAUSES[state])
-    kind, icon, text = _CAUSES[chain.shortfall_cause]
-    return ChainState(kind, icon, text.format(length_text(context, chain.shortfall)))
+    summary = summary or readout.summary(chain)
+    status = summary.reading.status
+    if status.state == "ERROR":
+        return ChainState("FAILED", "ERROR", status.text)
+    if status.state == "REST":
+        return ChainState(*_CAUSES[status.state])
+    kind, icon, text = _CAUSES[summary.cause]
+    return ChainState(kind, icon, text.format(length_text(context, summary.shortfall)))
 
 
-def status_line(chain) -> tuple[str, str] | None:
-    """(icon, sentence) for the driver's status under the indicator, or None when nothing applies:
+def status_line(chain, summary: readout.Summary | None = None) -> tuple[str, str] | None:
+    """(icon, sentence) for the chain's status under the indicator, or None when nothing applies:
     an info icon for a note (no pole) or the Rest Position, a warning icon for the rest. A
-    failure's status is already the indicator's text."""
-    if not chain.enabled or not chain.status or chain.state == "ERROR":
+    failure's status is already the indicator's text. ``summary``: the chain's, when the caller
+    has it."""
+    status = (summary or readout.summary(chain)).reading.status
+    if not chain.enabled or not status.text or status.state == "ERROR":
         return None
-    return ("INFO" if chain.state in ("NOTE", "REST") else "ERROR"), chain.status
+    return ("INFO" if status.state in ("NOTE", "REST") else "ERROR"), status.text

@@ -148,8 +148,19 @@ from test_ui import STATES, build_state
 
 panel, menu = bpy.types.VIEW3D_PT_two_bone_ik, bpy.types.VIEW3D_MT_pose_two_bone_ik
 chain_list = bpy.types.POSE_UL_two_bone_ik_chains
-drawn = {{}}
+drawn, reads = {{}}, {{}}
+readout = package().chain.readout
+read = readout.read
+
+
+def counted(chain):
+    reads[name] += 1
+    return read(chain)
+
+
+readout.read = counted
 for name in list(STATES) + ["no_chain"]:
+    reads[name] = 0
     bpy.ops.wm.read_homefile(use_empty=True)
     if name == "no_chain":
         from blender_rig import make_leg
@@ -163,6 +174,7 @@ for name in list(STATES) + ["no_chain"]:
         popup = bpy.context.window_manager.popmenu_begin__internal(name)
         # A real UILayout; the popup is never ended (that crashes headless).
         panel.draw(types.SimpleNamespace(layout=popup.layout), bpy.context)
+        reads[name + " panel"] = reads[name]
         menu.draw(types.SimpleNamespace(layout=popup.layout), bpy.context)
         settings = obj.two_bone_ik
         for layout_type in ("DEFAULT", "COMPACT"):
@@ -173,13 +185,14 @@ for name in list(STATES) + ["no_chain"]:
                 )
     chains = settings.chains
     drawn[name] = package().ui.status.chain_state(bpy.context, chains[0]).kind if len(chains) else None
-print("RESULT " + json.dumps(drawn))
+readout.read = read
+print("RESULT " + json.dumps([drawn, reads]))
 """
 
 
 def test_panel_list_and_menu_draw_every_state(scene):
     """Panel, list rows and menu draw into a real UILayout for every state, with nothing Blender cannot
-    find."""
+    find, and the panel works the chain's status out once for its row and once for its box."""
     import json
     import pathlib
 
@@ -198,8 +211,11 @@ def test_panel_list_and_menu_draw_every_state(scene):
         "ui_template_list",
     ):
         assert complaint not in console, console
-    drawn = json.loads(lines[-1][len("RESULT ") :])
+    drawn, reads = json.loads(lines[-1][len("RESULT ") :])
     assert drawn == {name: kind for name, (_, _, kind, _, _) in STATES.items()} | {"no_chain": None}
+    # The panel works the chain's status out once for its list row and once for its box, not once
+    # per readout it shows (up to 8 times before).
+    assert {name: count for name, count in reads.items() if name.endswith(" panel") and count > 2} == {}
 
 
 # --- Overlay ----------------------------------------------------------------------------------------
