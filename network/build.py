@@ -2,47 +2,22 @@
 """Build one chain's native network: bones, constraints and simple-expression drivers that make
 Blender itself put the contract's solve into the chain bones (docs/design.md, "The native network").
 
-For a chain on ``thigh``/``shin`` (names from the lower bone ``L`` and the upper bone ``U``):
-
-====================  ==========================  ==============================================
-bone                  parent                      what it does
-====================  ==========================  ==============================================
-``MCH-IK-L-root``     the upper bone's parent     a copy of the upper bone's rest: the chain's
-                                                  root and its parents' scale
-``MCH-IK-L-target``   root                        Copy Location of the target: its local
-                                                  position measures the distance in root units
-``MCH-IK-L-aim``      the upper bone's parent,    at the root, Y aimed at the target (Damped
-                      not inheriting rotation     Track; +X when the target is at the root, D2)
-``MCH-IK-L-pole``     aim                         Copy Location of the pole (or of the hint):
-                                                  the pole hint in the aim frame
-``MCH-IK-L-hint``     root                        the pole hint used without a pole: the rest
-                                                  chain's bend side
-``MCH-IK-L-roll``     aim                         turned about forward onto the pole's side, the
-                                                  fallback axis on the line (D3), plus twist (D9)
-``MCH-IK-L-end``      aim                         along forward at the eased distance (its
-                                                  location, driven): where the end goes
-``MCH-IK-L-hinge``    roll                        turned about the bend normal by the upper
-                                                  angle (law of cosines, after softness,
-                                                  clamped), after the upper roll about the
-                                                  upper segment (Euler YXZ, both driven)
-``MCH-IK-U``          ``MCH-IK-L-hinge``          the solved upper bone
-``MCH-IK-L``          ``MCH-IK-U``                the solved lower bone: a Damped Track onto
-                                                  the end probe; its own rotation (Euler YXZ)
-                                                  holds the track's start and, driven, the
-                                                  lower roll (network/rolls.py)
-====================  ==========================  ==============================================
+What the network is (each bone: parent, rest, constraints, drivers and their rules) is written
+once, in :mod:`.spec` (``NETWORK``): this module makes it from that table, and
+``docs/how-it-works.md`` shows it.
 
 The chain's settings and rolls are custom properties of the lower chain bone (``IK Influence``,
 ``IK Enabled``, ``IK Twist``, ``IK Softness``, ``IK Upper Roll``, ``IK Lower Roll``:
 :data:`PROPERTIES`), where the animation editors list their keys under the bone, as a Blender IK
 constraint's influence; the drivers read them there. The chain bones get a Copy Transforms of
-``MCH-IK-U`` and ``MCH-IK-L`` (influence ``influence * enabled``), and with End Rotation Target the
+``MCH-IK-U`` and ``MCH-IK-L`` (influence ``influence * enabled``, 0 where the network cannot
+solve: :func:`solver.expressions.influence`), and with End Rotation Target the
 end bone a Copy Rotation of the target, last in their stacks or first (``chain.stack_position``,
 :func:`place`). Every driver is a simple expression (:mod:`solver.expressions`): no Python, no Auto
 Run, and nothing of the extension is needed to evaluate it. Distances are measured in the root
-bone's frame and the rest lengths are baked into the expressions, so a uniform scale of the chain's
-parents scales the whole chain; the chain bones' own location and scale channels are not read (the
-chain's readouts measure what that misses).
+bone's frame and the rest lengths are baked into the expressions, so the parents' scale scales the
+whole chain (uneven too: the tracks work in the root's space, docs/contract.md D6); the chain bones'
+own location and scale channels are not read (the chain's readouts measure what that misses).
 
 Bones can only be added in Edit Mode: :func:`build` is run by the operators, never per update.
 """
@@ -54,12 +29,12 @@ import math
 from typing import NamedTuple
 
 import bpy
-from mathutils import Matrix, Vector
+from mathutils import Euler, Matrix, Vector
 
 from ..compat import animation_fcurves
 from ..solver import expressions
 from . import legacy as legacy_layout
-from . import rolls
+from . import rolls, spec
 from .edit import MechanismError, bone_collection, can_add_bones, edit_bones, in_mode
 from .layout import (  # noqa: F401  (re-exported: the network's names, read through this module)
     DESCRIPTIONS,
@@ -81,8 +56,8 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
 from .templates import Templates
 
 COLLECTION = "Two-Bone IK Mechanism"
-CONSTRAINT = "Two-Bone IK"
-END_CONSTRAINT = "Two-Bone IK End Rotation"
+CONSTRAINT = spec.OUTPUT
+END_CONSTRAINT = spec.END_OUTPUT
 # A muted IK constraint on the lower bone that names the chain's target and pole: it poses nothing,
 # and Blender's Select > Constraint Target finds the controls through it, as for its own IK.
 CONTROLS_CONSTRAINT = "Two-Bone IK Controls"
@@ -183,30 +158,31 @@ class _EditBones:
 
 
 def _edit_chain(bones: _EditBones, collection, chain, names: Parts) -> RestShape:
-    """Make one chain's network bones (Edit Mode); returns the chain's rest shape."""
+    """Make one chain's network bones (Edit Mode) as :data:`.spec.NETWORK` lists them; returns the
+    chain's rest shape."""
     upper, lower = bones[chain.upper_bone], bones[chain.lower_bone]
     shape = rest_shape(upper, lower)
-    size = 0.25 * (shape.upper_length + shape.lower_length)
-    at_root = Matrix.Translation(shape.head)
-    root = _new_bone(bones, collection, names.root, upper.matrix, upper.length, upper.parent)
-    for flag in INHERIT:
-        setattr(root, flag, getattr(upper, flag))
-    _new_bone(bones, collection, names.target, upper.matrix, size, root)
-    # A hinge child of the upper bone's parent: its head is the root and its scale the parents',
-    # its orientation armature-aligned (then turned by its own rotation and the Damped Track).
-    aim = _new_bone(bones, collection, names.aim, at_root, size, upper.parent)
-    aim.use_connect = upper.use_connect
-    aim.use_inherit_rotation = False
-    aim.inherit_scale = upper.inherit_scale
-    _new_bone(bones, collection, names.pole, at_root, size, aim)
-    hint = Matrix.Translation(shape.head + shape.side * (shape.upper_length + shape.lower_length))
-    _new_bone(bones, collection, names.hint, hint, size, root)
-    roll = _new_bone(bones, collection, names.roll, at_root, size, aim)
-    _new_bone(bones, collection, names.end, at_root, size, aim)
-    # Aim-frame axes at rest: the bend normal is its X, which its Euler X turns about.
-    hinge = _new_bone(bones, collection, names.hinge, at_root, size, roll)
-    solved_upper = _new_bone(bones, collection, names.upper, shape.upper_rest, upper.length, hinge)
-    _new_bone(bones, collection, names.lower, shape.lower_rest, lower.length, solved_upper)
+    reach = shape.upper_length + shape.lower_length
+    rests = {
+        "upper": upper.matrix,
+        "root": Matrix.Translation(shape.head),
+        "hint": Matrix.Translation(shape.head + shape.side * reach),
+        "solved upper": shape.upper_rest,
+        "solved lower": shape.lower_rest,
+    }
+    lengths = {"upper": upper.length, "lower": lower.length, "probe": 0.25 * reach}
+    for spec_bone in spec.NETWORK:
+        parent = bones[getattr(names, spec_bone.parent)] if spec_bone.parent else upper.parent
+        name = getattr(names, spec_bone.field)
+        bone = _new_bone(bones, collection, name, rests[spec_bone.rest], lengths[spec_bone.length], parent)
+        if spec_bone.inherit == "upper":
+            for flag in INHERIT:
+                setattr(bone, flag, getattr(upper, flag))
+        elif spec_bone.inherit == "hinge":
+            # Its head is the root and its scale the parents', its orientation armature-aligned.
+            bone.use_connect = upper.use_connect
+            bone.use_inherit_rotation = False
+            bone.inherit_scale = upper.inherit_scale
     return shape
 
 
@@ -235,20 +211,51 @@ def _property(driver, name: str, obj, path: str) -> None:
     target.id_type, target.id, target.data_path = "OBJECT", obj, path
 
 
-def _distance(driver, obj, names: Parts) -> None:
-    """Variable ``D``: the target's distance from the root in the root bone's units."""
-    variable = driver.variables.new()
-    variable.name, variable.type = "D", "LOC_DIFF"
-    for target, bone in zip(variable.targets, (names.target, names.root), strict=True):
-        target.id, target.bone_target, target.transform_space = obj, bone, "LOCAL_SPACE"
+def _variables(driver, variables, obj, names: Parts, settings: dict[str, str]) -> None:
+    """Add ``variables`` (:class:`.spec.Variable`) to ``driver``: network bones by ``names``, the
+    chain's settings at the data paths ``settings`` (:func:`_setting_paths`)."""
+    for wanted in variables:
+        if wanted.kind in ("setting", "property"):
+            path = (
+                settings[wanted.channel]
+                if wanted.kind == "setting"
+                else f"{bone_path(getattr(names, wanted.bones[0]))}.{wanted.channel}"
+            )
+            _property(driver, wanted.name, obj, path)
+            continue
+        variable = driver.variables.new()
+        variable.name = wanted.name
+        variable.type = "LOC_DIFF" if wanted.kind == "distance" else "TRANSFORMS"
+        for target, field in zip(variable.targets, wanted.bones, strict=False):
+            target.id, target.bone_target = obj, getattr(names, field)
+            target.transform_space = wanted.space
+            if wanted.kind == "transform":
+                target.transform_type = wanted.channel
 
 
-def _location(driver, name: str, obj, bone: str, axis: str) -> None:
-    variable = driver.variables.new()
-    variable.name, variable.type = name, "TRANSFORMS"
-    target = variable.targets[0]
-    target.id, target.bone_target = obj, bone
-    target.transform_type, target.transform_space = f"LOC_{axis}", "LOCAL_SPACE"
+def _expression(rule: str, shape: RestShape | None = None, start: Euler | None = None) -> str:
+    """The text of :mod:`solver.expressions` rule ``rule`` for a chain of rest ``shape``, whose
+    solved lower bone starts at ``start`` (the rules that need them)."""
+    if rule == "influence":
+        return expressions.influence()
+    assert shape is not None and start is not None
+    a, b = shape.upper_length, shape.lower_length
+    texts = {
+        "aim_influence": lambda: expressions.aim_influence(a + b, SOLVER_TOLERANCE),
+        "soft_distance": lambda: expressions.soft_distance(a, b),
+        "roll": lambda: expressions.roll(a + b, SOLVER_TOLERANCE),
+        "upper_angle": lambda: expressions.upper_angle(a, b, SOLVER_TOLERANCE),
+        "upper_roll": lambda: expressions.offset_angle(0.0),
+        "lower_roll": lambda: expressions.offset_angle(start.y),
+    }
+    return texts[rule]()
+
+
+def _driver(made: Templates, obj, bone: str, wanted, names: Parts, settings, shape=None, start=None) -> None:
+    """Make driver ``wanted`` (:class:`.spec.Driver`) on pose bone ``bone``."""
+    path = f"{bone_path(bone)}.{wanted.channel}"
+    driver = made.driver(obj, path, wanted.array_index, _expression(wanted.rule, shape, start))
+    _variables(driver, wanted.variables, obj, names, settings)
 
 
 def _bone_prefix(path: str) -> str:
@@ -319,25 +326,11 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
 
 
 def _influence(made: Templates, obj, bone: str, constraint: str, chain, names: Parts) -> None:
-    """Drive the influence of constraint ``constraint`` on ``bone`` by the chain's settings
-    (:func:`_setting_paths`), 0 where the target or pole probe of ``names`` is not a finite
-    position (:func:`solver.expressions.influence`)."""
-    driver = made.driver(obj, influence_path(bone, constraint), -1, expressions.influence())
-    paths = _setting_paths(obj, chain)
-    for name in ("influence", "enabled"):
-        _property(driver, name, obj, paths[name])
-    found = f'{bone_path(names.target)}.constraints["{SOURCE_CONSTRAINTS["target"]}"].is_valid'
-    _property(driver, "v", obj, found)
-    _distance(driver, obj, names)
-    variable = driver.variables.new()
-    variable.name, variable.type = "P", "LOC_DIFF"
-    for target, bone_name in zip(variable.targets, (names.pole, names.root), strict=True):
-        target.id, target.bone_target, target.transform_space = obj, bone_name, "WORLD_SPACE"
-    variable = driver.variables.new()
-    variable.name, variable.type = "s", "TRANSFORMS"
-    target = variable.targets[0]
-    target.id, target.bone_target = obj, names.root
-    target.transform_type, target.transform_space = "SCALE_Y", "WORLD_SPACE"
+    """Drive the influence of constraint ``constraint`` on ``bone`` by the chain's settings, 0 where
+    the network cannot solve (:data:`.spec.INFLUENCE`)."""
+    path = f'constraints["{bpy.utils.escape_identifier(constraint)}"]'
+    wanted = spec.INFLUENCE._replace(channel=f"{path}.{spec.INFLUENCE.channel}")
+    _driver(made, obj, bone, wanted, names, _setting_paths(obj, chain))
 
 
 def _setting_paths(obj, chain) -> dict[str, str]:
@@ -350,84 +343,40 @@ def _setting_paths(obj, chain) -> dict[str, str]:
 
 
 def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float]) -> None:
-    """Pose Mode part of :func:`build`: constraints, drivers and settings on the new bones, and the
-    chain's rolls ``kept`` (upper, lower: :func:`.rolls.set_rolls`)."""
+    """Pose Mode part of :func:`build`: the constraints and drivers of :data:`.spec.NETWORK` on the
+    new bones, the chain's settings and its rolls ``kept`` (upper, lower:
+    :func:`.rolls.set_rolls`), and the chain bones' Copy Transforms."""
     bones = obj.pose.bones
     for name in names:
         # A rebuilt bone keeps the pose channels of the one it replaces (Blender keeps them by
         # name): clear what a script or a broken file left there.
         bones[name].matrix_basis = Matrix.Identity(4)
     _settings(obj, chain, names, kept)
-    reach = shape.upper_length + shape.lower_length
-    lower = chain.lower_bone
-
-    target = made.template("COPY_LOCATION", SOURCE_CONSTRAINTS["target"], None)
-    _source(target, chain, "target")
-    made.copy(bones[names.target], target)
-
-    aim = bones[names.aim]
-    aim.rotation_mode = "QUATERNION"
-    aim.rotation_quaternion = AIM_ROTATION
-    # In the root's space, where the chain's bones are rigid (docs/contract.md, D6): under an uneven
-    # scale of the armature or of a parent, a world- or pose-space aim shears the solve.
-    made.constraint(aim, "DAMPED_TRACK", "Aim", obj, names.target, "CUSTOM", names.root)
-    expression = expressions.aim_influence(reach, SOLVER_TOLERANCE)
-    _distance(made.driver(obj, influence_path(names.aim, "Aim"), -1, expression), obj, names)
-    pole = bones[names.pole]
-    # The hint first, the pole over it: a deleted pole leaves the hint (the rest bend), with no
-    # Python to notice it.
-    made.constraint(pole, "COPY_LOCATION", "Hint", obj, names.hint)
-    pole_template = made.template("COPY_LOCATION", SOURCE_CONSTRAINTS["pole"], None)
-    _source(pole_template, chain, "pole")
-    made.copy(pole, pole_template)
-    # The eased distance places the end probe along forward: the upper angle reads it, the solved
-    # lower bone aims at it.
-    expression = expressions.soft_distance(shape.upper_length, shape.lower_length)
-    distance = made.driver(obj, f"{bone_path(names.end)}.location", 1, expression)
-    _distance(distance, obj, names)
-    _property(distance, "k", obj, setting_path(lower, "softness"))
-
-    roll = bones[names.roll]
-    roll.rotation_mode = "XYZ"
-    turn = made.driver(
-        obj, f"{bone_path(names.roll)}.rotation_euler", 1, expressions.roll(reach, SOLVER_TOLERANCE)
-    )
-    for letter in "XYZ":
-        _location(turn, letter.lower(), obj, names.pole, letter)
-    aim_path = bone_path(names.aim)
-    for row in range(3):
-        for column in range(3):
-            # An RNA matrix path indexes column first: this is row ``row``, column ``column``.
-            _property(turn, f"m{row}{column}", obj, f"{aim_path}.matrix[{column}][{row}]")
-    _property(turn, "t", obj, setting_path(lower, "twist"))
-
-    # The upper angle about the hinge bone's X (the bend normal), from the upper segment at rest,
-    # after the upper roll about its Y (the upper segment at rest): Euler YXZ turns Y first.
-    # Euler, not axis-angle: a tool that writes the channels back (the FBX exporter after each
-    # take, Bake Action) may store a negative angle as the negated axis, which a driven angle would
-    # then turn the wrong way.
-    hinge = bones[names.hinge]
-    hinge.rotation_mode = "YXZ"
-    expression = expressions.upper_angle(shape.upper_length, shape.lower_length, SOLVER_TOLERANCE)
-    angle = made.driver(obj, f"{bone_path(names.hinge)}.rotation_euler", 0, expression)
-    _property(angle, "d", obj, f"{bone_path(names.end)}.location[1]")
-    upper_roll = made.driver(
-        obj, f"{bone_path(names.hinge)}.rotation_euler", 1, expressions.offset_angle(0.0)
-    )
-    _property(upper_roll, "r", obj, setting_path(lower, "upper_roll"))
-    # The knee: the solved lower bone turns about the bend normal onto the end probe (a Damped
-    # Track from a start a quarter turn bent, so it never turns half a turn, where its axis is
-    # undefined); its own rotation holds that start, and about its Y the lower roll.
-    bones[names.upper].rotation_mode = "QUATERNION"  # no channel of its own: identity
+    settings = _setting_paths(obj, chain)
     start = rolls.start(obj, names)
-    solved_lower = bones[names.lower]
-    solved_lower.rotation_mode = "YXZ"
-    solved_lower.rotation_euler = start
-    made.constraint(solved_lower, "DAMPED_TRACK", "Bend", obj, names.end, "CUSTOM", names.root)
-    lower_roll = made.driver(
-        obj, f"{bone_path(names.lower)}.rotation_euler", 1, expressions.offset_angle(start.y)
-    )
-    _property(lower_roll, "r", obj, setting_path(lower, "lower_roll"))
+    for spec_bone in spec.NETWORK:
+        name = getattr(names, spec_bone.field)
+        pose_bone = bones[name]
+        pose_bone.rotation_mode = spec_bone.rotation_mode
+        if spec_bone.start == "forward":
+            pose_bone.rotation_quaternion = AIM_ROTATION
+        elif spec_bone.start == "bent":
+            pose_bone.rotation_euler = start
+        for constraint in spec_bone.constraints:
+            if constraint.source:
+                template = made.template(constraint.kind, constraint.name, None)
+                _source(template, chain, constraint.source)
+                made.copy(pose_bone, template)
+            else:
+                space_bone = names.root if constraint.space == "CUSTOM" else ""
+                target = getattr(names, constraint.target)
+                made.constraint(
+                    pose_bone, constraint.kind, constraint.name, obj, target, constraint.space, space_bone
+                )
+            if constraint.influence is not None:
+                _driver(made, obj, name, constraint.influence, names, settings, shape, start)
+        for driver in spec_bone.drivers:
+            _driver(made, obj, name, driver, names, settings, shape, start)
 
     # The upper bone copies in world space (its solved bone has another parent; for a uniformly
     # scaled parent frame that blends as a local blend would); the lower bone see lower_space.
@@ -482,9 +431,9 @@ def place(obj, chain) -> None:
 
 
 # The network's Copy Location of each of the chain's sources, on the network bone of that field.
-SOURCE_CONSTRAINTS = {"target": "Target", "pole": "Pole"}
+SOURCE_CONSTRAINTS = spec.SOURCE
 # The constraints the network puts on its own bones (network bone field -> constraint names).
-OWN_CONSTRAINTS = {"target": ("Target",), "aim": ("Aim",), "pole": ("Hint", "Pole"), "lower": ("Bend",)}
+OWN_CONSTRAINTS = spec.OWN_CONSTRAINTS
 
 
 def _kept_paths(names: Parts) -> tuple[str, ...]:
@@ -536,15 +485,11 @@ def foreign_all(obj, chains) -> list[list[str]]:
 
 
 def _network_drivers(names: Parts) -> set[tuple[str, int]]:
-    """(data path, index) of the drivers the network makes on its own bones."""
-    constraint = 'constraints["{}"].influence'
+    """(data path, index) of the drivers the network makes on its own bones (:data:`.spec.DRIVERS`)."""
     return {
-        (f"{bone_path(names.aim)}.{constraint.format('Aim')}", 0),
-        (f"{bone_path(names.end)}.location", 1),
-        (f"{bone_path(names.roll)}.rotation_euler", 1),
-        (f"{bone_path(names.hinge)}.rotation_euler", 0),
-        (f"{bone_path(names.hinge)}.rotation_euler", 1),
-        (f"{bone_path(names.lower)}.rotation_euler", 1),
+        (f"{bone_path(getattr(names, field))}.{channel}", index)
+        for field, drivers in spec.DRIVERS.items()
+        for channel, index in drivers
     }
 
 

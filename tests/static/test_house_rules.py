@@ -6,9 +6,11 @@
   nothing imports a layer above its own.
 - Every shipped function and class has a caller: a name that appears nowhere but in its own
   definition is dead code (Blender's hooks, which Blender calls, excepted).
+- The network is written once (network/spec.py): the documented table is the spec's.
 """
 
 import ast
+import importlib.util
 import pathlib
 import re
 
@@ -118,3 +120,34 @@ def test_the_layer_rule_finds_what_it_should(name, source, wrong):
         if RANKS.get(package, 0) > RANKS.get(package_of(name), 0)
     ]
     assert bool(found) == wrong
+
+
+def network_spec():
+    """network/spec.py, loaded alone (it is data: no bpy, no package)."""
+    found = importlib.util.spec_from_file_location("network_spec", REPO / "network" / "spec.py")
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
+    return module
+
+
+def test_the_documented_network_is_the_spec():
+    """docs/how-it-works.md shows the network's table as network/spec.py generates it."""
+    text = (REPO / "docs" / "how-it-works.md").read_text(encoding="utf-8")
+    shown = text.split("<!-- network table: begin -->\n")[1].split("\n<!-- network table: end -->")[0]
+    assert shown == network_spec().table(), "regenerate the table from network/spec.py table()"
+
+
+def test_every_driver_rule_is_an_expression():
+    """Each rule the spec names is a function of solver/expressions.py (or a roll offset)."""
+    from solver import expressions
+
+    spec = network_spec()
+    drivers = [spec.INFLUENCE] + [
+        driver
+        for bone in spec.NETWORK
+        for driver in (*bone.drivers, *(c.influence for c in bone.constraints if c.influence))
+    ]
+    for driver in drivers:
+        assert driver.rule in {"upper_roll", "lower_roll"} or callable(
+            getattr(expressions, driver.rule, None)
+        )

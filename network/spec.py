@@ -1,0 +1,304 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What a chain's network is, written once: each bone with its parent, rest, rotation mode,
+constraints and drivers (variables and the :mod:`solver.expressions` rule of each), and what the
+chain bones get. The builder (:mod:`.build`) makes the network from this table; the health checks,
+the foreign-part and rename checks and Remove read it; ``docs/how-it-works.md`` shows
+:func:`table`, and a test keeps the two equal. No bpy: the table is data.
+
+Names are :class:`.layout.Parts` fields (``root``, ``target``, ...; ``upper`` and ``lower`` are the
+solved bones ``MCH-IK-<upper>`` and ``MCH-IK-<lower>``). A constraint's target is such a field, or
+with ``source`` the chain's own target or pole (its names in :data:`SOURCE`). Spaces are
+Blender's; ``CUSTOM`` is the root bone's space, where the chain's bones are rigid
+(docs/contract.md, D6).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Variable(NamedTuple):
+    """A driver variable. ``kind``: ``distance`` (between ``bones``, in ``space``), ``transform``
+    (``channel`` of ``bones[0]`` in ``space``), ``property`` (``channel``, a data path from
+    ``bones[0]``), ``setting`` (the chain's setting or roll ``channel``, a custom property of its
+    lower bone)."""
+
+    name: str
+    kind: str
+    bones: tuple[str, ...] = ()
+    space: str = ""
+    channel: str = ""
+
+
+class Driver(NamedTuple):
+    """A driver on ``channel`` (a data path from the pose bone; ``array_index`` -1 for a scalar) whose
+    expression is the :mod:`solver.expressions` function ``rule``."""
+
+    channel: str
+    array_index: int
+    rule: str
+    variables: tuple[Variable, ...]
+
+
+class Constraint(NamedTuple):
+    """A constraint named ``name`` of Blender type ``kind``, aimed at network bone ``target`` (or,
+    with ``source`` "target" or "pole", at the chain's own) in ``space``, its influence driven by
+    ``influence`` when given."""
+
+    name: str
+    kind: str
+    target: str = ""
+    space: str = "WORLD"
+    influence: Driver | None = None
+    source: str = ""
+
+
+class Bone(NamedTuple):
+    """A network bone. ``parent``: a field, or ``""`` for the upper chain bone's parent. ``rest``
+    and ``length`` name what the builder measures on the chain at rest (``upper``: the upper bone's
+    rest; ``root``: at the root, armature-aligned; ``hint``: the rest bend side, a chain length
+    out; ``solved upper``/``solved lower``: the chain's rest in the aim frame; ``probe``: a
+    quarter of the chain). ``inherit``: ``upper`` copies the upper bone's inherit flags, ``hinge``
+    keeps its parent's scale but not its rotation, ``""`` Blender's defaults. ``start``: the
+    builder's initial rotation (``forward``: Y along +X; ``bent``: a quarter turn bent)."""
+
+    field: str
+    parent: str
+    rest: str
+    length: str
+    inherit: str
+    rotation_mode: str
+    constraints: tuple[Constraint, ...]
+    drivers: tuple[Driver, ...]
+    does: str
+    start: str = ""
+
+
+def _setting(name: str, setting: str) -> Variable:
+    return Variable(name, "setting", channel=setting)
+
+
+# The root-target distance in the root's units.
+DISTANCE = Variable("D", "distance", ("target", "root"), "LOCAL_SPACE")
+# The aim frame's axes in armature space, m<row><column> (an RNA matrix path indexes column first).
+AIM_AXES = tuple(
+    Variable(f"m{row}{column}", "property", ("aim",), channel=f"matrix[{column}][{row}]")
+    for row in range(3)
+    for column in range(3)
+)
+# The chain's own target and pole: the Copy Location of each, on the network bone of that field.
+SOURCE = {"target": "Target", "pole": "Pole"}
+
+NETWORK: tuple[Bone, ...] = (
+    Bone(
+        "root",
+        "",
+        "upper",
+        "upper",
+        "upper",
+        "QUATERNION",
+        (),
+        (),
+        "a copy of the upper bone's rest: the chain's root, and its parents' scale",
+    ),
+    Bone(
+        "target",
+        "root",
+        "upper",
+        "probe",
+        "",
+        "QUATERNION",
+        (Constraint(SOURCE["target"], "COPY_LOCATION", source="target"),),
+        (),
+        "Copy Location of the target: its local position measures the distance in root units",
+    ),
+    Bone(
+        "aim",
+        "",
+        "root",
+        "probe",
+        "hinge",
+        "QUATERNION",
+        (
+            Constraint(
+                "Aim",
+                "DAMPED_TRACK",
+                "target",
+                "CUSTOM",
+                Driver('constraints["Aim"].influence', -1, "aim_influence", (DISTANCE,)),
+            ),
+        ),
+        (),
+        "at the root, Y aimed at the target in the root's space (+X when the target is at the root, D2)",
+        start="forward",
+    ),
+    Bone(
+        "pole",
+        "aim",
+        "root",
+        "probe",
+        "",
+        "QUATERNION",
+        (
+            Constraint("Hint", "COPY_LOCATION", "hint"),
+            Constraint(SOURCE["pole"], "COPY_LOCATION", source="pole"),
+        ),
+        (),
+        "Copy Location of the hint, then of the pole: the pole hint in the aim frame",
+    ),
+    Bone(
+        "hint",
+        "root",
+        "hint",
+        "probe",
+        "",
+        "QUATERNION",
+        (),
+        (),
+        "the pole hint used without a pole: the rest chain's bend side",
+    ),
+    Bone(
+        "roll",
+        "aim",
+        "root",
+        "probe",
+        "",
+        "XYZ",
+        (),
+        (
+            Driver(
+                "rotation_euler",
+                1,
+                "roll",
+                (
+                    *(
+                        Variable(axis.lower(), "transform", ("pole",), "LOCAL_SPACE", f"LOC_{axis}")
+                        for axis in "XYZ"
+                    ),
+                    *AIM_AXES,
+                    _setting("t", "twist"),
+                ),
+            ),
+        ),
+        "turned about forward onto the pole's side, the fallback axis on the line (D3), plus twist (D9)",
+    ),
+    Bone(
+        "end",
+        "aim",
+        "root",
+        "probe",
+        "",
+        "QUATERNION",
+        (),
+        (Driver("location", 1, "soft_distance", (DISTANCE, _setting("k", "softness"))),),
+        "along forward at the eased distance (softness, D10): where the end goes",
+    ),
+    Bone(
+        "hinge",
+        "roll",
+        "root",
+        "probe",
+        "",
+        "YXZ",
+        (),
+        (
+            Driver(
+                "rotation_euler",
+                0,
+                "upper_angle",
+                (Variable("d", "property", ("end",), channel="location[1]"),),
+            ),
+            Driver("rotation_euler", 1, "upper_roll", (_setting("r", "upper_roll"),)),
+        ),
+        "turned about the bend normal (its X) by the upper angle (law of cosines, clamped), after "
+        "the upper roll about the upper segment (its Y)",
+    ),
+    Bone(
+        "upper",
+        "hinge",
+        "solved upper",
+        "upper",
+        "",
+        "QUATERNION",
+        (),
+        (),
+        "the solved upper bone",
+    ),
+    Bone(
+        "lower",
+        "upper",
+        "solved lower",
+        "lower",
+        "",
+        "YXZ",
+        (Constraint("Bend", "DAMPED_TRACK", "end", "CUSTOM"),),
+        (Driver("rotation_euler", 1, "lower_roll", (_setting("r", "lower_roll"),)),),
+        "the solved lower bone: tracks the end probe from a start bent a quarter turn; its Y "
+        "adds the lower roll",
+        start="bent",
+    ),
+)
+
+# The chain bones' own constraint, copying their solved bone, and with End Rotation Target the end
+# bone's Copy Rotation of the target; both driven by INFLUENCE.
+OUTPUT = "Two-Bone IK"
+END_OUTPUT = "Two-Bone IK End Rotation"
+INFLUENCE = Driver(
+    "influence",
+    -1,
+    "influence",
+    (
+        _setting("influence", "influence"),
+        _setting("enabled", "enabled"),
+        Variable("v", "property", ("target",), channel=f'constraints["{SOURCE["target"]}"].is_valid'),
+        DISTANCE,
+        Variable("P", "distance", ("pole", "root"), "WORLD_SPACE"),
+        Variable("s", "transform", ("root",), "WORLD_SPACE", "SCALE_Y"),
+    ),
+)
+
+# The constraints on each network bone (field -> names), and the drivers (field -> (channel, index)).
+OWN_CONSTRAINTS = {
+    bone.field: tuple(c.name for c in bone.constraints) for bone in NETWORK if bone.constraints
+}
+DRIVERS = {
+    bone.field: tuple(
+        (driver.channel, max(driver.array_index, 0))
+        for driver in (*bone.drivers, *(c.influence for c in bone.constraints if c.influence))
+    )
+    for bone in NETWORK
+}
+
+
+def _parent_text(bone: Bone) -> str:
+    parent = f"`{_name(bone.parent)}`" if bone.parent else "the upper bone's parent"
+    return parent + (", not inheriting rotation" if bone.inherit == "hinge" else "")
+
+
+def _name(field: str) -> str:
+    return {"upper": "MCH-IK-U", "lower": "MCH-IK-L"}.get(field, f"MCH-IK-L-{field}")
+
+
+def _constraint_text(constraint: Constraint) -> str:
+    aimed = f"the chain's {constraint.source}" if constraint.source else f"`{_name(constraint.target)}`"
+    space = ", in the root's space" if constraint.space == "CUSTOM" else ""
+    driven = f", influence `{constraint.influence.rule}`" if constraint.influence else ""
+    return f"{constraint.name}: {constraint.kind.replace('_', ' ').title()} of {aimed}{space}{driven}"
+
+
+def table() -> str:
+    """The network's bones as a Markdown table (for ``docs/how-it-works.md``): bone, parent,
+    constraints and drivers (with their :mod:`solver.expressions` rules), what it does. ``L`` is
+    the lower bone's name, ``U`` the upper's."""
+    rows = ["| bone | parent | constraints, drivers | what it does |", "|---|---|---|---|"]
+    for bone in NETWORK:
+        parts = [_constraint_text(constraint) for constraint in bone.constraints]
+        parts += [f"{driver.channel}[{driver.array_index}]: `{driver.rule}`" for driver in bone.drivers]
+        rows.append(
+            f"| `{_name(bone.field)}` | {_parent_text(bone)} | {'; '.join(parts) or '-'} | {bone.does} |"
+        )
+    rows.append(
+        f"| `U`, `L` (the chain bones) | - | {OUTPUT}: Copy Transforms of `MCH-IK-U`, `MCH-IK-L`, "
+        f"influence `{INFLUENCE.rule}` | the solve, or their own pose where it cannot be made |"
+    )
+    return "\n".join(rows)
