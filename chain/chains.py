@@ -444,7 +444,8 @@ def remove_chains(obj, indices, *, delete_empties: bool = False, keep_ik_muted: 
         control bones of ``obj`` in Add's bone collection (chain/controls.py).
     keep_ik_muted : bool
         Leave the Blender IK constraints muted for the chains (``chain.muted_ik``, chain/muting.py)
-        muted, as Apply does (its pose must not move); by default they are turned on again.
+        muted and a reach limit Rigify Limbs put on their target bones in place, as Apply does (its
+        pose must not move); by default the constraints are turned on again and the limit removed.
 
     Returns
     -------
@@ -489,6 +490,7 @@ def remove_chains(obj, indices, *, delete_empties: bool = False, keep_ik_muted: 
     for index in reversed(indices):
         if not keep_ik_muted:
             muting.restore(obj, settings.chains[index])
+            muting.remove_reach(obj, settings.chains[index])
         settings.chains.remove(index)
     settings.active_chain_index = max(0, min(settings.active_chain_index, len(settings.chains) - 1))
     for empty in doomed:

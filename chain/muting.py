@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Blender's IK and Spline IK on a chain's bones: muted for the chain, turned on again by Remove.
+"""Blender's IK and Spline IK on a chain's bones: muted for the chain, turned on again by Remove;
+and the reach limit Rigify Limbs adds on a chain's target bone, removed by Remove.
 
 Blender solves IK trees after every bone's constraint stack, so an IK constraint whose chain takes
 in a chain bone poses it whatever the chain does (README, "Chains on rigs with constraints"). Add's
@@ -16,6 +17,7 @@ it is named in what :func:`mute` returns as refused.
 
 from __future__ import annotations
 
+from ..network.layout import source
 from .bones import blender_ik_constraints, constraint_path, enabled_driver
 from .compat import animation_fcurves
 
@@ -95,3 +97,19 @@ def restore(obj, chain) -> list[str]:
     if restored:
         obj.update_tag()
     return restored
+
+
+# The Limit Distance Rigify Limbs puts on a limb's IK target bone (chain/rigify.py).
+REACH_CONSTRAINT = "Two-Bone IK Reach"
+
+
+def remove_reach(obj, chain) -> bool:
+    """Remove the chain's reach limit (:data:`REACH_CONSTRAINT`) from its target bone, when the
+    target is a bone of ``obj`` that has one; returns whether it did."""
+    armature, bone = source(chain, "target")
+    pose_bone = obj.pose.bones.get(bone) if armature == obj and bone else None
+    constraint = pose_bone.constraints.get(REACH_CONSTRAINT) if pose_bone is not None else None
+    if constraint is None:
+        return False
+    pose_bone.constraints.remove(constraint)
+    return True
