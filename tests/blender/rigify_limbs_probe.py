@@ -244,7 +244,7 @@ def statuses() -> dict:
 
 
 set_settings()
-result: dict = {"native": {pose: measure(pose) for pose in POSES}}
+result: dict = {"rig": rig.name, "native": {pose: measure(pose) for pose in POSES}}
 result["native"].update(switching())
 place("reachable")
 result["operator"] = add_chains()
@@ -273,6 +273,21 @@ result["ik_enabled"] = {
 }
 result["reach_left"] = [c.name for c in rig.pose.bones["MCH-thigh_ik_target.L"].constraints]
 result["removed"] = {pose: measure(pose) for pose in POSES}
+# Undo takes the whole step back: no chain, Rigify's IK and its drivers as they were.
+bpy.ops.ed.undo_push(message="before Rigify Limbs")
+bpy.ops.ed.undo_push(message="before Rigify Limbs")
+result["operator_undone"] = add_chains()
+bpy.ops.ed.undo()
+rig = bpy.data.objects[result["rig"]]
+result["undone"] = {
+    "chains": len(rig.two_bone_ik.chains),
+    "ik_enabled": [c.enabled for c in rig.pose.bones["MCH-shin_ik.L"].constraints if c.type == "IK"],
+    "drivers_muted": [
+        f.mute for f in rig.animation_data.drivers if '"MCH-shin_ik.L"].constraints' in f.data_path
+    ],
+    "constraints": [c.name for c in rig.pose.bones["MCH-thigh_ik_target.L"].constraints],
+}
+bpy.context.view_layer.objects.active = rig
 result["operator_again"] = add_chains()
 result["ours"].update(switching())
 try:  # every limb has its chain: nothing left to do, an error and nothing changed

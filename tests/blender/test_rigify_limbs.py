@@ -122,6 +122,18 @@ def test_remove_gives_the_limbs_back_to_rigifys_ik(measured):
             assert worst < TOLERANCE, (pose, limb)
 
 
+def test_undo_takes_rigify_limbs_back_whole(measured):
+    """Undo of Rigify Limbs leaves no chain, and Rigify's IK, its drivers and the target bone's
+    constraints as they were."""
+    assert measured["operator_undone"] == ["FINISHED"]
+    assert measured["undone"] == {
+        "chains": 0,
+        "ik_enabled": [False, True],
+        "drivers_muted": [False, False],
+        "constraints": ["Copy Location", "Limit Distance"],
+    }
+
+
 def test_rigify_limbs_again_is_an_error_that_changes_nothing(measured):
     """With a chain on every limb there is nothing to do: an error report, CANCELLED, no chain added."""
     assert "has no Rigify limb without a chain" in measured["operator_third"]
