@@ -290,6 +290,11 @@ result["undone"] = {
 bpy.context.view_layer.objects.active = rig
 result["operator_again"] = add_chains()
 result["ours"].update(switching())
+with bpy.context.temp_override(active_object=rig, object=rig):
+    result["update_mechanism"] = list(bpy.ops.pose.two_bone_ik_update_mechanism())
+place("reachable")
+result["status_rebuilt"] = statuses()
+result["rebuilt"] = measure("reachable")
 try:  # every limb has its chain: nothing left to do, an error and nothing changed
     with bpy.context.temp_override(active_object=rig, object=rig):
         bpy.ops.pose.two_bone_ik_rigify_limbs()

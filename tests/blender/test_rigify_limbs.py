@@ -122,6 +122,14 @@ def test_remove_gives_the_limbs_back_to_rigifys_ik(measured):
             assert worst < TOLERANCE, (pose, limb)
 
 
+def test_update_mechanism_keeps_rigify_limbs_exact(measured):
+    """Update Mechanism rebuilds the chains and leaves Rigify's IK muted: status OK, lengths kept."""
+    assert measured["update_mechanism"] == ["FINISHED"]
+    for name, (state, _reachable, status) in measured["status_rebuilt"].items():
+        assert state == "OK", (name, status)
+    assert _worst_length(measured["rebuilt"]) < LENGTH
+
+
 def test_undo_takes_rigify_limbs_back_whole(measured):
     """Undo of Rigify Limbs leaves no chain, and Rigify's IK, its drivers and the target bone's
     constraints as they were."""
