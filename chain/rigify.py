@@ -29,8 +29,9 @@ from .bones import constraint_path, unique_name
 from .chains import chain_on_bone, chains_sharing_bones
 from .compat import animation_fcurves
 
-# Rigify's limb setting (a custom property of the limb's settings bone, e.g. ``thigh_parent.L``).
+# Rigify's limb settings (custom properties of the limb's settings bone, e.g. ``thigh_parent.L``).
 POLE_SWITCH = "pole_vector"
+STRETCH = "IK_Stretch"
 # The reach limit stops this much (relative) short of full extension: exactly there the knee's place
 # is ill-conditioned (float32 distances a unit in the last place apart move it 1e-4 m on a 1 m leg).
 REACH_MARGIN = 1e-4
@@ -108,7 +109,7 @@ def _animated(obj, path: str) -> bool:
     return any(fcurves.find(path) is not None for fcurves in animation_fcurves(obj))
 
 
-def _pole_on(obj, limb: Limb, changed: list, notes: list[str]) -> None:
+def _pole_on(obj, limb: Limb, changed: list, notes: list[tuple[str, str]]) -> None:
     """Pole Vector on on the limb's settings bone, where it is not animated: the chain always
     bends towards the pole control (docs/design.md, "Rigify limbs"), which Rigify shows only with
     it on. ``changed`` collects (bone, property, old value) to undo, ``notes`` what to tell."""
@@ -117,8 +118,11 @@ def _pole_on(obj, limb: Limb, changed: list, notes: list[str]) -> None:
         return
     if _animated(obj, f'{bone_path(limb.settings)}["{POLE_SWITCH}"]'):
         notes.append(
-            f"'{POLE_SWITCH}' of '{limb.settings}' is animated, left as it is: the chain follows the "
-            f"pole '{limb.pole}' whatever it says"
+            (
+                "WARNING",
+                f"'{POLE_SWITCH}' of '{limb.settings}' is animated, left as it is: the chain follows the "
+                f"pole '{limb.pole}' whatever it says",
+            )
         )
         return
     changed.append((limb.settings, POLE_SWITCH, holder[POLE_SWITCH]))
@@ -147,7 +151,9 @@ def _limit_reach(obj, limb: Limb) -> bool:
     return True
 
 
-def rigify_limbs(context, obj, stack_position: str = "LAST") -> tuple[list[str], list[str], list[str]]:
+def rigify_limbs(
+    context, obj, stack_position: str = "LAST"
+) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """Put a chain on each limb of the Rigify rig ``obj`` (:func:`limbs`) in place of Rigify's IK.
 
     Each chain's bones are the limb's IK chain, its target the bone Rigify's IK aims at and its
@@ -159,10 +165,15 @@ def rigify_limbs(context, obj, stack_position: str = "LAST") -> tuple[list[str],
 
     Returns
     -------
-    (list of str, list of str, list of str)
+    (list of str, list of str, list of (str, str))
         The new chains' names, Rigify's IK muted ("'<constraint>' on '<bone>'"), and notes for the
-        user (settings changed or left). Raises ValueError with the reason, having changed nothing,
-        when no limb is found or the armature cannot take the network's bones (MechanismError).
+        user, (report type 'INFO' or 'WARNING', text): settings changed or left.
+
+    Raises
+    ------
+    ValueError
+        With the reason, having changed nothing, when no limb is found or the armature cannot
+        take the network's bones (MechanismError).
     """
     found = [limb for limb in limbs(obj) if not chains_sharing_bones(obj, limb.upper, limb.lower)]
     if not found:
@@ -174,11 +185,26 @@ def rigify_limbs(context, obj, stack_position: str = "LAST") -> tuple[list[str],
     if reason:
         raise MechanismError(reason)
     changed: list = []
-    notes: list[str] = []
+    notes: list[tuple[str, str]] = []
     for limb in found:
         _pole_on(obj, limb, changed, notes)
     if changed:
-        notes.insert(0, "Pole Vector turned on for " + ", ".join(f"'{bone}'" for bone, *_ in changed))
+        notes.insert(
+            0, ("INFO", "Pole Vector turned on for " + ", ".join(f"'{bone}'" for bone, *_ in changed))
+        )
+    stretchy = [
+        limb.settings
+        for limb in found
+        if limb.settings and obj.pose.bones[limb.settings].get(STRETCH, 0.0) > 0.0
+    ]
+    if stretchy:
+        notes.append(
+            (
+                "INFO",
+                f"IK Stretch of {', '.join(repr(name) for name in stretchy)} has no effect on the chains: "
+                "they never stretch, and a foot or hand control past the reach stops there",
+            )
+        )
     context.view_layer.update()  # Rigify's IK with pole: the pose the chains take over
     poses = {
         limb.lower: (obj.pose.bones[limb.upper].matrix.copy(), obj.pose.bones[limb.lower].matrix.copy())
@@ -194,11 +220,23 @@ def rigify_limbs(context, obj, stack_position: str = "LAST") -> tuple[list[str],
         chain.target, chain.target_bone = obj, limb.target
         chain.pole, chain.pole_bone = obj, limb.pole
         chain.stack_position = stack_position
-        muted += muting.mute(obj, chain, [(limb.lower, name) for name in limb.constraints])[0]
+        done, refused = muting.mute(obj, chain, [(limb.lower, name) for name in limb.constraints])
+        muted += done
+        if refused:
+            notes.append(
+                (
+                    "WARNING",
+                    f"Rigify's IK {', '.join(refused)} not muted: its Enabled is keyed, and it poses the "
+                    f"bones of chain '{chain.name}' over the chain",
+                )
+            )
         if not _limit_reach(obj, limb):
             notes.append(
-                f"'{limb.target}' has no Limit Distance: past the reach of chain '{chain.name}' its end "
-                "stops short of the target (the chain's status says by how much)"
+                (
+                    "WARNING",
+                    f"'{limb.target}' has no Limit Distance: past the reach of chain '{chain.name}' its "
+                    "end stops short of the target (the chain's status says by how much)",
+                )
             )
     names = [chain.name for chain in list(chains)[first:]]
     try:

@@ -42,8 +42,8 @@ their lengths"""
         except ValueError as error:  # MechanismError too: nothing was changed
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        for note in notes:
-            self.report({"INFO"}, note)
+        for kind, note in notes:
+            self.report({kind}, note)
         if muted:
             self.report({"INFO"}, f"Muted Rigify's IK {', '.join(muted)} (Remove turns it on again)")
         for name in names:

@@ -30,7 +30,7 @@ def measured() -> dict:
     )
     lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
     assert exited_cleanly(process.returncode) and lines, process.stdout[-5000:] + process.stderr[-5000:]
-    return json.loads(lines[-1][len("RESULT ") :])
+    return {**json.loads(lines[-1][len("RESULT ") :]), "output": process.stdout}
 
 
 def _worst_length(limbs: dict) -> float:
@@ -53,6 +53,12 @@ def test_rigify_limbs_puts_a_chain_on_each_limbs_ik_chain(measured):
     assert chains["MCH-forearm_ik.R"]["pole"] == "upper_arm_ik_target.R"
     for name, (state, reachable, status) in measured["status"].items():
         assert state == "OK" and reachable, (name, status)
+    # The probe set the left limbs as the operator does, to measure Rigify's IK alike; the right
+    # ones keep the generated rig's settings (Pole Vector off, IK Stretch 1).
+    assert "Pole Vector turned on for 'thigh_parent.R', 'upper_arm_parent.R'" in measured["output"]
+    assert "IK Stretch of 'thigh_parent.R', 'upper_arm_parent.R' has no effect" in measured["output"]
+    assert "Muted Rigify's IK 'IK' on 'MCH-shin_ik.L', 'IK.001' on 'MCH-shin_ik.L'" in measured["output"]
+    assert "Added chain 'MCH-shin_ik.L', 'MCH-shin_ik.R'" in measured["output"]
 
 
 @pytest.mark.parametrize("pose", ["reachable", "unreachable", "unreachable, IK Stretch 1"])
