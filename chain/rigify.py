@@ -85,9 +85,9 @@ def limbs(obj) -> list[Limb]:
             and constraint.chain_count == 2
             and constraint.use_tail
             and constraint.target == obj
-            and constraint.subtarget
+            and obj.data.bones.get(constraint.subtarget) is not None
         ]
-        poled = [c for c in iks if c.pole_target == obj and c.pole_subtarget]
+        poled = [c for c in iks if c.pole_target == obj and obj.data.bones.get(c.pole_subtarget) is not None]
         if not poled or pose_bone.parent is None or chain_on_bone(obj, pose_bone.name) is not None:
             continue
         names = tuple(constraint.name for constraint in iks)
