@@ -16,9 +16,10 @@ variant's scene, the variants in shuffled order (interleaved, so machine noise h
 after two warm-up rounds. Reported: the median microseconds per chain and ours/native.
 
 **Rigify.** A human generated here from Rigify's Human metarig, twice over (the generated rig and
-a copy of it, each in a scene of its own): ``native`` keeps Rigify's IK; in ``ours`` the IK
-constraints of the four limbs are replaced by our chains on the same bones (see
-:func:`replace_rigify_ik`). Both get the same settings: pole on, IK stretch off. Timed: one
+a copy of it, each in a scene of its own): ``native`` keeps Rigify's IK; in ``ours`` the four limbs
+are put on our chains through the documented step, the operator Rigify Limbs on Two-Bone IK (see
+:func:`replace_rigify_ik`). Both get the same settings: pole on, IK stretch off. Also reported:
+the worst deform bone length change and end-on-target distance of each. Timed: one
 ``view_layer.update()`` after moving the left foot IK control, and one ``scene.frame_set()`` of
 the foot control keyed over 24 frames (one frame of playback), interleaved the same way.
 
@@ -27,7 +28,8 @@ the ``ours`` network with one part taken out, next to the full network and nativ
 run, to show where the cost is. The pose they give is wrong; only their cost is of interest.
 
 Writes bench/results/network.json. Run: ``.venv/bin/python bench/network.py [--repeats R]
-[--sizes ...] [--rigify-repeats R] [--no-experiments]`` (after ``bash tools/test.sh`` made the venv).
+[--sizes ...] [--rigify-repeats R] [--no-experiments] [--no-legs] [--no-rigify]`` (after
+``bash tools/test.sh`` made the venv); ``--no-legs`` runs the Rigify human alone.
 """
 
 from __future__ import annotations
@@ -417,27 +419,15 @@ def rigify_settings(rig) -> None:
 
 
 def replace_rigify_ik(rig) -> None:
-    """Replace Rigify's IK by our chains on the same bones: the IK chain is the limb's ``*_ik``
-    control bone and its ``MCH-*_ik`` child (which the ORG bones copy in IK mode), its target the
-    ``MCH-*_ik_target`` bone Rigify's IK aims at, its pole the ``*_ik_target`` pole control.
-    Rigify's two IK constraints (without and with pole, one muted by a driver) and their drivers
-    go; the chains are built by Update Mechanism, as a script is told to."""
-    drivers = rig.animation_data.drivers
-    for upper, lower, target, pole, _settings in RIGIFY_LIMBS:
-        pose_bone = rig.pose.bones[lower]
-        escaped = bpy.utils.escape_identifier(lower)
-        for constraint in [c for c in pose_bone.constraints if c.type == "IK"]:
-            prefix = f'pose.bones["{escaped}"].constraints["{bpy.utils.escape_identifier(constraint.name)}"]'
-            for fcurve in [f for f in drivers if f.data_path.startswith(prefix)]:
-                drivers.remove(fcurve)
-            pose_bone.constraints.remove(constraint)
-        chain = rig.two_bone_ik.chains.add()
-        chain.name, chain.upper_bone, chain.lower_bone = lower, upper, lower
-        chain.target, chain.target_bone = rig, target
-        chain.pole, chain.pole_bone = rig, pole
+    """Replace Rigify's IK by our chains through the documented step (README, "Chains on rigs
+    with constraints (Rigify)"): Pose > Two-Bone IK > Rigify Limbs on Two-Bone IK, which puts a
+    chain on each limb's IK chain (the ``*_ik`` control bone and its ``MCH-*_ik`` child), aimed at
+    the ``MCH-*_ik_target`` bone Rigify's IK aims at, with the ``*_ik_target`` pole control, and
+    mutes Rigify's two IK constraints there with their drivers (chain/rigify.py)."""
     bpy.context.view_layer.objects.active = rig
     with bpy.context.temp_override(active_object=rig, object=rig):
-        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+        assert bpy.ops.pose.two_bone_ik_rigify_limbs() == {"FINISHED"}
+    assert len(rig.two_bone_ik.chains) == len(RIGIFY_LIMBS)
 
 
 def rigify_scenes() -> dict[str, object]:
@@ -519,10 +509,53 @@ def knee_miss(rigs: dict[str, object], location) -> float:
     return worst
 
 
+# Deform bones of the limbs, whose lengths the accuracy rows compare with their rest lengths.
+RIGIFY_DEFORM = tuple(
+    f"DEF-{part}.{side}{number}"
+    for part in ("thigh", "shin", "upper_arm", "forearm")
+    for side in ("L", "R")
+    for number in ("", ".001")
+) + tuple(f"DEF-{part}.{side}" for part in ("foot", "toe", "hand") for side in ("L", "R"))
+
+
+def rigify_accuracy(obj, location) -> dict:
+    """With the left foot IK control at ``location``: the worst relative change of a limb deform
+    bone's length from its rest length, and the worst distance from an IK chain's tail to the bone
+    Rigify's IK aims at (where the limb's end should be)."""
+    scene = obj.users_scene[0]
+    bpy.context.window.scene = scene
+    obj.pose.bones[FOOT].location = location
+    scene.view_layers[0].update()
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    bones = evaluated.pose.bones
+    lengths = max(
+        abs((bones[name].tail - bones[name].head).length / obj.data.bones[name].length - 1.0)
+        for name in RIGIFY_DEFORM
+    )
+    ends = max((bones[lower].tail - bones[target].head).length for _, lower, target, *_ in RIGIFY_LIMBS)
+    return {"deform_length_error": lengths, "end_miss_m": ends}
+
+
 def rigify_rows(repeats: int, rng) -> dict:
     rigs = rigify_scenes()
     pair = {variant: rigs[variant] for variant in ("native", "ours")}
     misses = {"rest": knee_miss(pair, (0.0, 0.0, 0.0)), "foot raised": knee_miss(pair, (0.05, 0.2, 0.3))}
+    places = {"rest": (0.0, 0.0, 0.0), "foot raised": (0.05, 0.2, 0.3), "foot past reach": (0.1, -0.5, -0.6)}
+    accuracy = {
+        variant: {label: rigify_accuracy(obj, place) for label, place in places.items()}
+        for variant, obj in pair.items()
+    }
+    for variant, rows in accuracy.items():
+        print(
+            f"rigify: {variant:>6}: "
+            + "; ".join(
+                f"{label}: deform length {row['deform_length_error'] * 100:.3f}%, "
+                f"end {row['end_miss_m']:.2e} m"
+                for label, row in rows.items()
+            )
+        )
+    for obj in pair.values():
+        obj.pose.bones[FOOT].location = (0.0, 0.0, 0.0)
     frames = list(range(1, 25))
 
     # The window's scene is switched before anything moves: switching evaluates the scene.
@@ -538,7 +571,12 @@ def rigify_rows(repeats: int, rng) -> dict:
         frame = frames[step % len(frames)]
         return lambda: scene.frame_set(frame)
 
-    result: dict = {"bones": len(rigs["native"].data.bones), "chains": len(RIGIFY_LIMBS), "miss_m": misses}
+    result: dict = {
+        "bones": len(rigs["native"].data.bones),
+        "chains": len(RIGIFY_LIMBS),
+        "miss_m": misses,
+        "accuracy": accuracy,
+    }
     for label, prepare in (("update after moving the foot IK control", move_foot), ("frame_set", next_frame)):
         if prepare is next_frame:
             key_foot(rigs)  # after the update timing: there the foot is not keyed
@@ -576,6 +614,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--no-experiments", action="store_true", help="skip the exp: variants")
     parser.add_argument("--no-rigify", action="store_true")
+    parser.add_argument("--no-legs", action="store_true", help="skip the leg rows (only the Rigify human)")
     parser.add_argument("--output", type=pathlib.Path, default=REPO / "bench" / "results" / "network.json")
     args = parser.parse_args()
     began = time.perf_counter()
@@ -586,7 +625,7 @@ def main() -> None:
         f"{'layout':>13} {'chains':>6} {'variant':>25} {'native':>9} {'variant':>9} {'ratio':>8}"
         f" {'goal':>5} {'':>7} {'build ms':>8}   (us per chain per update, medians; build: per chain)"
     )
-    for layout in LAYOUTS:
+    for layout in () if args.no_legs else LAYOUTS:
         for count in args.sizes:
             variants: tuple[str, ...] = ("native", "ours")
             if not args.no_experiments and (count, layout) in EXPERIMENT_SIZES:

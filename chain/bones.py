@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import bpy
+
 from ..network import build as network
 
 
@@ -86,19 +88,30 @@ def missing_control(chain) -> None:
 
 def blender_ik(obj, chain) -> list[str]:
     """ "'<constraint>' on '<bone>'" for each enabled IK or Spline IK constraint of ``obj`` whose
-    chain takes in one of the chain's bones (its owner, with the Tail option, and ``chain_count``
-    bones up, 0 meaning to the root). Blender solves IK trees after every bone's constraint stack,
-    so such a constraint poses those bones whatever the chain's constraints do. The chain's own
-    muted "Two-Bone IK Controls" is not one."""
-    mine = {chain.upper_bone, chain.lower_bone}
+    chain takes in one of the chain's bones (:func:`blender_ik_constraints`). Blender solves IK
+    trees after every bone's constraint stack, so such a constraint poses those bones whatever the
+    chain's constraints do."""
+    return [
+        f"'{name}' on '{bone}'"
+        for bone, name in blender_ik_constraints(obj, chain.upper_bone, chain.lower_bone)
+    ]
+
+
+def blender_ik_constraints(obj, upper: str, lower: str, *, driven: bool = False) -> list[tuple[str, str]]:
+    """(pose bone name, constraint name) of each enabled IK or Spline IK constraint of ``obj``
+    whose chain takes in bone ``upper`` or ``lower`` (its owner, with the Tail option, and
+    ``chain_count`` bones up, 0 meaning to the root). With ``driven``, also the disabled ones whose
+    Enabled (or Mute) a driver sets, which the driver can turn on (Rigify's IK with and without
+    pole). The chain's own muted "Two-Bone IK Controls" is never one."""
+    mine = {upper, lower}
     found = []
     for pose_bone in obj.pose.bones if obj.pose is not None else ():
         for constraint in pose_bone.constraints:
-            if (
-                constraint.type not in ("IK", "SPLINE_IK")
-                or not constraint.enabled
-                or constraint.influence <= 0.0
-                or constraint.name == network.CONTROLS_CONSTRAINT
+            if constraint.type not in ("IK", "SPLINE_IK") or constraint.name == network.CONTROLS_CONSTRAINT:
+                continue
+            active = constraint.enabled and constraint.influence > 0.0
+            if not active and not (
+                driven and enabled_driver(obj, pose_bone.name, constraint.name) is not None
             ):
                 continue
             bone = pose_bone.bone if getattr(constraint, "use_tail", True) else pose_bone.bone.parent
@@ -107,8 +120,28 @@ def blender_ik(obj, chain) -> list[str]:
                 reached.append(bone.name)
                 bone = bone.parent
             if mine & set(reached):
-                found.append(f"'{constraint.name}' on '{pose_bone.name}'")
+                found.append((pose_bone.name, constraint.name))
     return found
+
+
+def constraint_path(bone: str, constraint: str) -> str:
+    """The data path (from the armature object) of constraint ``constraint`` of pose bone ``bone``."""
+    escape = bpy.utils.escape_identifier
+    return f'pose.bones["{escape(bone)}"].constraints["{escape(constraint)}"]'
+
+
+def enabled_driver(obj, bone: str, constraint: str):
+    """The driver F-Curve that sets the Enabled (or Mute) of constraint ``constraint`` of pose bone
+    ``bone``, or None."""
+    animation = obj.animation_data
+    if animation is None:
+        return None
+    path = constraint_path(bone, constraint)
+    for prop in ("mute", "enabled"):
+        fcurve = animation.drivers.find(f"{path}.{prop}")
+        if fcurve is not None:
+            return fcurve
+    return None
 
 
 def end_bone(chain, lower_bone):

@@ -15,7 +15,7 @@ from ..network import build as network
 from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
-from . import pose, readout
+from . import muting, pose, readout
 from .bones import ChainError, chain_bones, end_bone, renamed, renamed_source, unique_name
 from .controls import POLE_DISTANCE
 from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
@@ -426,7 +426,7 @@ def _network_chain(obj, chain):
     return chain
 
 
-def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
+def remove_chains(obj, indices, *, delete_empties: bool = False, keep_ik_muted: bool = False) -> list[str]:
     """Remove chains ``indices`` of ``obj`` and their networks (one pass, one Edit Mode session);
     the bones show the animator's pose (their channels were never written). Keys on the chains'
     settings (the lower bones' properties) go with them. A chain whose bone was renamed, deleted or
@@ -442,6 +442,10 @@ def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
     delete_empties : bool
         Also delete the chains' targets and poles that no remaining chain uses: empties, and
         control bones of ``obj`` in Add's bone collection (chain/controls.py).
+    keep_ik_muted : bool
+        Leave the Blender IK constraints muted for the chains (``chain.muted_ik``, chain/muting.py)
+        muted and a reach limit Rigify Limbs put on their target bones in place, as Apply does (its
+        pose must not move); by default the constraints are turned on again and the limit removed.
 
     Returns
     -------
@@ -484,6 +488,9 @@ def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
                     kept.append(f"{source.name}: {bone}" if bone else source)
     settings = obj.two_bone_ik
     for index in reversed(indices):
+        if not keep_ik_muted:
+            muting.restore(obj, settings.chains[index])
+            muting.remove_reach(obj, settings.chains[index])
         settings.chains.remove(index)
     settings.active_chain_index = max(0, min(settings.active_chain_index, len(settings.chains) - 1))
     for empty in doomed:
@@ -493,6 +500,6 @@ def remove_chains(obj, indices, *, delete_empties: bool = False) -> list[str]:
     return list(dict.fromkeys(item if isinstance(item, str) else item.name for item in kept))
 
 
-def remove_chain(obj, index: int, *, delete_empties: bool = False) -> list[str]:
+def remove_chain(obj, index: int, *, delete_empties: bool = False, keep_ik_muted: bool = False) -> list[str]:
     """Remove chain ``index`` of ``obj`` (:func:`remove_chains`)."""
-    return remove_chains(obj, [index], delete_empties=delete_empties)
+    return remove_chains(obj, [index], delete_empties=delete_empties, keep_ik_muted=keep_ik_muted)

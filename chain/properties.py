@@ -61,6 +61,28 @@ STACK_POSITIONS = (
 )
 
 
+class TwoBoneIKMutedConstraint(bpy.types.PropertyGroup):
+    """A Blender IK or Spline IK constraint the chain's Add turned off (README, "Chains on rigs with
+    constraints"): Remove turns it back on (chain/muting.py)."""
+
+    # ``name`` (PropertyGroup's) is the constraint's name.
+    bone: StringProperty(
+        name="Bone", description="Pose bone that carries the muted constraint", override=OVERRIDABLE
+    )
+    driver_muted: BoolProperty(
+        name="Driver Muted",
+        description="The constraint's Enabled was driven: its driver was muted too, and is unmuted again",
+        default=False,
+        override=OVERRIDABLE,
+    )
+    was_enabled: BoolProperty(
+        name="Was Enabled",
+        description="Whether the constraint was enabled when it was muted (Remove sets it back)",
+        default=True,
+        override=OVERRIDABLE,
+    )
+
+
 class TwoBoneIKChain(bpy.types.PropertyGroup):
     """One two-bone chain: its bones, target, pole and the outputs of its last solve."""
 
@@ -179,6 +201,12 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         update=_sync,
         override=OVERRIDABLE,
     )
+    muted_ik: CollectionProperty(
+        type=TwoBoneIKMutedConstraint,
+        name="Muted Blender IK",
+        description="Blender IK and Spline IK constraints muted for this chain, which Remove turns on again",
+        override={"LIBRARY_OVERRIDABLE", "USE_INSERTION"},
+    )
     influence: FloatProperty(
         name="Influence",
         description="Blend between the FK pose (0) and the full solve (1)",
@@ -261,7 +289,7 @@ class TwoBoneIKSettings(bpy.types.PropertyGroup):
     )
 
 
-classes = (TwoBoneIKChain, TwoBoneIKSettings)
+classes = (TwoBoneIKMutedConstraint, TwoBoneIKChain, TwoBoneIKSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]
 
 

@@ -8,6 +8,7 @@ from .apply import POSE_OT_two_bone_ik_apply
 from .bake import POSE_OT_two_bone_ik_bake
 from .mechanism import POSE_OT_two_bone_ik_update_mechanism
 from .remove import POSE_OT_two_bone_ik_remove
+from .rigify import POSE_OT_two_bone_ik_rigify_limbs
 from .select import POSE_OT_two_bone_ik_select_pole, POSE_OT_two_bone_ik_select_target
 from .snap import POSE_OT_two_bone_ik_snap_fk_to_ik, POSE_OT_two_bone_ik_snap_ik_to_fk
 
@@ -16,6 +17,7 @@ classes = (
     POSE_OT_two_bone_ik_remove,
     POSE_OT_two_bone_ik_apply,
     POSE_OT_two_bone_ik_update_mechanism,
+    POSE_OT_two_bone_ik_rigify_limbs,
     POSE_OT_two_bone_ik_bake,
     POSE_OT_two_bone_ik_snap_ik_to_fk,
     POSE_OT_two_bone_ik_snap_fk_to_ik,

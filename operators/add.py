@@ -4,7 +4,8 @@
 import bpy
 from bpy.props import BoolProperty, EnumProperty
 
-from ..chain.bones import blender_ik
+from ..chain import muting
+from ..chain.bones import blender_ik, blender_ik_constraints
 from ..chain.chains import (
     add_chain,
     chain_on_bone,
@@ -69,6 +70,14 @@ target and pole controls placed so the pose does not move"""
     stack_position: EnumProperty(
         name="Constraint Position", description=STACK_POSITION, items=STACK_POSITIONS, default="LAST"
     )
+    mute_blender_ik: BoolProperty(
+        name="Mute Blender's IK",
+        description=(
+            "Mute Blender's IK and Spline IK constraints that pose the chain's bones (they act after "
+            "every constraint stack, so the chain cannot); Remove turns them on again"
+        ),
+        default=False,
+    )
 
     def draw(self, context) -> None:
         layout = self.layout
@@ -78,6 +87,13 @@ target and pole controls placed so the pose does not move"""
         if self.controls == "EMPTIES":
             layout.prop(self, "parent_controls")
         layout.prop(self, "stack_position")
+        # Only where it does something (or did: once muted, the constraints are no longer found).
+        if self.mute_blender_ik or any(
+            blender_ik_constraints(obj, obj.data.bones[name].parent.name, name)
+            for obj, names in _lower_bones(context)
+            for name in names
+        ):
+            layout.prop(self, "mute_blender_ik")
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -123,11 +139,27 @@ target and pole controls placed so the pose does not move"""
             added.append(f"'{chain.name}' ({chain.upper_bone} -> {chain.lower_bone})")
             made.append((obj, chain.name))
             iks = blender_ik(obj, chain)
-            if iks:
+            if iks and self.mute_blender_ik:
+                muted, refused = muting.mute(obj, chain)
+                if muted:
+                    self.report(
+                        {"INFO"},
+                        f"Chain '{chain.name}': muted Blender's IK {', '.join(muted)} "
+                        "(Remove turns it on again)",
+                    )
+                if refused:
+                    self.report(
+                        {"WARNING"},
+                        f"Chain '{chain.name}': Blender's IK {', '.join(refused)} not muted: its Enabled "
+                        "is keyed, and it poses the chain's bones after every constraint stack",
+                    )
+                constrained += constrained_bones(obj, chain)
+            elif iks:
                 self.report(
                     {"WARNING"},
                     f"Chain '{chain.name}': Blender's IK {', '.join(iks)} poses its bones after every "
-                    "constraint stack, so the chain cannot: mute it (its Enabled) to use the chain",
+                    "constraint stack, so the chain cannot: mute it (Add's Mute Blender's IK, or its "
+                    "Enabled) to use the chain",
                 )
             else:
                 constrained += constrained_bones(obj, chain)

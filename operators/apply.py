@@ -41,10 +41,16 @@ on a constraint: the pose stays as it is"""
             return {"CANCELLED"}
         for bone_name, basis in bases:
             obj.pose.bones[bone_name].matrix_basis = basis
+        muted = [f"'{item.name}' on '{item.bone}'" for item in chain.muted_ik]
         try:
-            remove_chain(obj, list(obj.two_bone_ik.chains).index(chain))
+            # The applied pose must not move: Blender's IK muted for the chain stays muted.
+            remove_chain(obj, list(obj.two_bone_ik.chains).index(chain), keep_ik_muted=True)
         except MechanismError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        if muted:
+            self.report(
+                {"WARNING"}, f"Blender's IK {', '.join(muted)} stays muted: it would pose the bones again"
+            )
         self.report({"INFO"}, f"Applied chain '{name}'")
         return {"FINISHED"}

@@ -43,6 +43,7 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
                 self.report({"ERROR"}, reason)
                 return {"CANCELLED"}
         names = [each.name for each in doomed]
+        muted = [f"'{item.name}' on '{item.bone}'" for each in doomed for item in each.muted_ik]
         try:
             kept = remove_chains(
                 obj, [chains.index(each) for each in doomed], delete_empties=self.delete_empties
@@ -54,6 +55,8 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
             self.report(
                 {"WARNING"}, f"Kept {', '.join(kept)}: used by another chain, or not a control Add makes"
             )
+        if muted:
+            self.report({"INFO"}, f"Blender's IK {', '.join(muted)} on again (muted for the chain)")
         shown = f"'{names[0]}'" if len(names) == 1 else f"{len(names)} chains"
         self.report({"INFO"}, f"Removed chain {shown}" if len(names) == 1 else f"Removed {shown}")
         return {"FINISHED"}

@@ -16,6 +16,7 @@ class VIEW3D_MT_pose_two_bone_ik(bpy.types.Menu):
         layout.operator("pose.two_bone_ik_remove", icon="REMOVE")
         layout.operator("pose.two_bone_ik_apply")
         layout.operator("pose.two_bone_ik_update_mechanism")
+        layout.operator("pose.two_bone_ik_rigify_limbs")
         layout.separator()
         layout.operator("pose.two_bone_ik_snap_ik_to_fk")
         layout.operator("pose.two_bone_ik_snap_fk_to_ik")

@@ -9,6 +9,7 @@ from ..chain import readout
 from ..chain import settings as chain_settings
 from ..chain.adopt import copies, orphans
 from ..chain.chains import constrained_bones, find_chain, owning_armature
+from ..chain.rigify import is_rigify_rig
 from ..compat import UI_LIST_TYPE
 from .status import chain_state, status_line
 
@@ -139,6 +140,8 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
         chain = find_chain(obj)
         if chain is None:
             layout.label(text="Select a lower bone in Pose Mode and add a chain", icon="INFO")
+            if is_rigify_rig(obj):  # README, "Chains on rigs with constraints (Rigify)"
+                layout.operator("pose.two_bone_ik_rigify_limbs", icon="CON_KINEMATIC")
         else:
             _draw_chain(layout, context, obj, chain)
         layout.prop(context.window_manager, "two_bone_ik_show_overlay")

@@ -537,3 +537,92 @@ def test_blender_ik_on_the_chains_bones_is_named_never_an_edited_network(
     chain = obj.two_bone_ik.chains[0]
     assert chain.state == "OK", chain.status
     assert (world_tail(obj, "shin") - control_point(chain, "target")).length <= TOLERANCE
+
+
+def _blender_ik(obj, owner: str, count: int):
+    """A Blender IK constraint on ``owner`` with chain length ``count`` to an empty below the hip
+    (the leg bends to reach it)."""
+    other = bpy.data.objects.new("Other target", None)
+    bpy.context.scene.collection.objects.link(other)
+    other.location = (0.1, -0.3, 0.3)
+    ik = obj.pose.bones[owner].constraints.new("IK")
+    ik.target, ik.chain_count = other, count
+    bpy.context.view_layer.update()
+    return ik
+
+
+@pytest.mark.parametrize("owner, count", [("shin", 2), ("foot", 3)])
+def test_add_mutes_blender_ik_on_the_chains_bones_and_remove_turns_it_on(scene, capfd, owner, count):
+    """Add's Mute Blender's IK mutes the IK constraint on the shin (chain length 2) or on the foot
+    reaching the thigh (length 3) and records it on the chain: the chain solves onto its moved
+    target with status OK; Remove turns that IK on again and Blender's IK poses the leg as before."""
+    obj = rig()
+    _blender_ik(obj, owner, count)
+    before = [world_tail(obj, name) for name in ("thigh", "shin", "foot")]
+    capfd.readouterr()
+    chain = add(obj, mute_blender_ik=True)
+    assert f"muted Blender's IK 'IK' on '{owner}'" in capfd.readouterr().out
+    assert not obj.pose.bones[owner].constraints["IK"].enabled
+    assert [(item.bone, item.name) for item in chain.muted_ik] == [(owner, "IK")]
+    bpy.context.view_layer.update()
+    # The chain's bones did not move (an IK on the foot turned the foot too: it has its FK turn now).
+    for name, point in zip(("thigh", "shin"), before, strict=False):
+        assert (world_tail(obj, name) - point).length <= TOLERANCE, name
+    move_control(chain, "target", control_point(chain, "target") + Vector((0.1, -0.1, 0.1)))
+    assert chain.state == "OK" and chain.reachable, chain.status
+    assert (world_tail(obj, "shin") - control_point(chain, "target")).length <= TOLERANCE
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_remove(chain=chain.name) == {"FINISHED"}
+    assert f"Blender's IK 'IK' on '{owner}' on again" in capfd.readouterr().out
+    assert obj.pose.bones[owner].constraints["IK"].enabled
+    bpy.context.view_layer.update()
+    for name, point in zip(("thigh", "shin", "foot"), before, strict=True):
+        assert (world_tail(obj, name) - point).length <= TOLERANCE, name
+
+
+def test_add_without_muting_leaves_blender_ik_on(scene, capfd):
+    """Without the option Add mutes nothing and says how to: the IK keeps the bones, the status
+    names it, and Remove leaves the IK as it was."""
+    obj = rig()
+    _blender_ik(obj, "shin", 2)
+    capfd.readouterr()
+    chain = add(obj)
+    assert "Add's Mute Blender's IK" in capfd.readouterr().out
+    assert obj.pose.bones["shin"].constraints["IK"].enabled and len(chain.muted_ik) == 0
+    move_control(chain, "target", control_point(chain, "target") + Vector((0.1, -0.1, 0.1)))
+    assert chain.state != "OK" and "Blender's IK 'IK' on 'shin'" in chain.status
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_remove(chain=chain.name) == {"FINISHED"}
+    assert obj.pose.bones["shin"].constraints["IK"].enabled
+
+
+def test_muting_a_driven_blender_ik_mutes_its_driver_and_undo_takes_it_back(scene):
+    """An IK whose Mute a driver sets (as Rigify's) is muted with its driver, and Remove unmutes
+    both; undo of Add takes the muting back with the chain."""
+    obj = rig()
+    ik = _blender_ik(obj, "shin", 2)
+    obj["use_ik"] = 1.0
+    fcurve = ik.driver_add("mute")
+    fcurve.driver.type = "SCRIPTED"
+    variable = fcurve.driver.variables.new()
+    variable.targets[0].id, variable.targets[0].data_path = obj, '["use_ik"]'
+    fcurve.driver.expression = "var < 0.5"
+    bpy.context.view_layer.update()
+    assert obj.pose.bones["shin"].constraints["IK"].enabled
+    bpy.ops.ed.undo_push(message="before Add")
+    bpy.ops.ed.undo_push(message="before Add")
+    chain = add(obj, mute_blender_ik=True)
+    assert chain.muted_ik[0].driver_muted and obj.animation_data.drivers[0].mute
+    move_control(chain, "target", control_point(chain, "target") + Vector((0.1, -0.1, 0.1)))
+    assert not obj.pose.bones["shin"].constraints["IK"].enabled  # the driver no longer sets it
+    assert chain.state == "OK", chain.status
+    bpy.ops.ed.undo()
+    obj = bpy.data.objects["Rig"]
+    assert len(obj.two_bone_ik.chains) == 0
+    assert obj.pose.bones["shin"].constraints["IK"].enabled and not obj.animation_data.drivers[0].mute
+    chain = add(obj, mute_blender_ik=True)
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_remove(chain=chain.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert not obj.animation_data.drivers[0].mute
+    assert obj.pose.bones["shin"].constraints["IK"].enabled

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Blender's IK and Spline IK on a chain's bones: muted for the chain, turned on again by Remove;
+and the reach limit Rigify Limbs adds on a chain's target bone, removed by Remove.
+
+Blender solves IK trees after every bone's constraint stack, so an IK constraint whose chain takes
+in a chain bone poses it whatever the chain does (README, "Chains on rigs with constraints"). Add's
+option Mute Blender's IK and Rigify Limbs mute such constraints, and record on the chain
+(``chain.muted_ik``) exactly which, so that Remove turns those back on and no other.
+
+A constraint whose Enabled a driver sets (Rigify drives the Mute of its two IK constraints, with
+and without pole, from the limb's ``pole_vector``) cannot just be switched off: the driver would set
+it again at the next update. Its driver is muted too, and unmuted by Remove, which also sets the
+constraint's Enabled back to what it was, so the pose is right before the driver runs again. A
+constraint whose Enabled is keyed is left alone (a key would turn it on again on the next frame):
+it is named in what :func:`mute` returns as refused.
+"""
+
+from __future__ import annotations
+
+from ..compat import animation_fcurves
+from ..network.layout import source
+from .bones import blender_ik_constraints, constraint_path, enabled_driver
+
+
+def _keyed(obj, bone: str, constraint: str) -> bool:
+    """Whether an action of ``obj`` (its own or an NLA strip's) keys the constraint's Enabled."""
+    path = constraint_path(bone, constraint)
+    return any(
+        fcurves.find(f"{path}.{prop}") is not None
+        for fcurves in animation_fcurves(obj)[1:]  # the first holds the drivers
+        for prop in ("mute", "enabled")
+    )
+
+
+def mute(obj, chain, constraints=None) -> tuple[list[str], list[str]]:
+    """Mute the Blender IK and Spline IK constraints on the chain's bones and record them on the chain.
+
+    Parameters
+    ----------
+    obj : bpy.types.Object
+        The armature object.
+    chain : TwoBoneIKChain
+        The chain, with its bones set.
+    constraints : iterable of (str, str), optional
+        (pose bone name, constraint name) to mute; by default every IK and Spline IK constraint
+        whose chain takes in the chain's bones, the driven ones too
+        (:func:`.bones.blender_ik_constraints`).
+
+    Returns
+    -------
+    (list of str, list of str)
+        "'<constraint>' on '<bone>'" muted, and refused (its Enabled is keyed).
+    """
+    if constraints is None:
+        constraints = blender_ik_constraints(obj, chain.upper_bone, chain.lower_bone, driven=True)
+    muted, refused = [], []
+    recorded = {(item.bone, item.name) for item in chain.muted_ik}
+    for bone, name in constraints:
+        label = f"'{name}' on '{bone}'"
+        if (bone, name) in recorded:
+            continue
+        if _keyed(obj, bone, name):
+            refused.append(label)
+            continue
+        constraint = obj.pose.bones[bone].constraints[name]
+        driver = enabled_driver(obj, bone, name)
+        item = chain.muted_ik.add()
+        item.name, item.bone = name, bone
+        item.was_enabled = constraint.enabled
+        item.driver_muted = driver is not None and not driver.mute
+        if item.driver_muted:
+            driver.mute = True
+        constraint.enabled = False
+        muted.append(label)
+    if muted:
+        obj.update_tag()
+    return muted, refused
+
+
+def restore(obj, chain) -> list[str]:
+    """Turn the constraints :func:`mute` recorded on the chain on again (their Enabled as it was,
+    their drivers unmuted) and forget them; returns "'<constraint>' on '<bone>'" for each. A
+    constraint deleted or renamed since is skipped."""
+    restored = []
+    for item in chain.muted_ik:
+        pose_bone = obj.pose.bones.get(item.bone)
+        constraint = pose_bone.constraints.get(item.name) if pose_bone is not None else None
+        if constraint is None:
+            continue
+        constraint.enabled = item.was_enabled
+        if item.driver_muted:
+            driver = enabled_driver(obj, item.bone, item.name)
+            if driver is not None:
+                driver.mute = False
+        restored.append(f"'{item.name}' on '{item.bone}'")
+    chain.muted_ik.clear()
+    if restored:
+        obj.update_tag()
+    return restored
+
+
+# The Limit Distance Rigify Limbs puts on a limb's IK target bone (chain/rigify.py).
+REACH_CONSTRAINT = "Two-Bone IK Reach"
+
+
+def remove_reach(obj, chain) -> bool:
+    """Remove the chain's reach limit (:data:`REACH_CONSTRAINT`) from its target bone, when the
+    target is a bone of ``obj`` that has one; returns whether it did."""
+    armature, bone = source(chain, "target")
+    pose_bone = obj.pose.bones.get(bone) if armature == obj and bone else None
+    constraint = pose_bone.constraints.get(REACH_CONSTRAINT) if pose_bone is not None else None
+    if constraint is None:
+        return False
+    pose_bone.constraints.remove(constraint)
+    return True
