@@ -390,6 +390,8 @@ OPERATORS: list[tuple[str, str, dict]] = [
     ("select_target_object_mode", "two_bone_ik_select_target", {}),
     ("select_pole_object_mode", "two_bone_ik_select_pole", {}),
     ("remove_missing_chain", "two_bone_ik_remove", {"chain": "gone"}),
+    # On these rigs, which Rigify did not generate: refused, with nothing changed.
+    ("rigify_limbs", "two_bone_ik_rigify_limbs", {}),
 ]
 
 
