@@ -338,7 +338,11 @@ def read(chain) -> Reading:
     values = settings.values(chain)
     if values["enabled"] > 0.0 and values["influence"] >= 1.0:
         bones = obj.pose.bones
-        miss = max((bones[lower.name].head - joint_point).length, (bones[lower.name].tail - end_point).length)
+        knee_miss = (bones[lower.name].head - joint_point).length
+        end_miss = (bones[lower.name].tail - end_point).length
+        root = bones[network.parts(upper.name, lower.name).root].head
+        slack = _joint_slack(root, joint_point, end_point)
+        miss = max(knee_miss - slack, end_miss)
         own_miss, own_cause = _own_channels(obj, upper, lower)
         if own_cause or not miss <= SHEAR_TOLERANCE * length:  # a NaN pose misses too
             cause = own_cause or _cause(obj, chain, upper, lower, obj.matrix_world.to_scale())
@@ -346,6 +350,26 @@ def read(chain) -> Reading:
             off = f"{miss:.3g} armature units off" if math.isfinite(miss) else "at a non-finite position, off"
             return Reading(Status("OFF_TARGET", f"The chain is {off} its solve: {cause}"), False, too_close)
     return Reading(status, reachable, too_close)
+
+
+# Float32 units in the last place the network's stored distances may be off by (its bones' data and
+# the eased distance in the end probe's location are float32).
+FLOAT32_ULPS = 4 * 2.0**-23
+
+
+def _joint_slack(root: Vector, joint: Vector, end: Vector) -> float:
+    """How far float32 storage can move the knee of a chain this close to straight or folded
+    (armature units; 0 elsewhere): an error e in the stored distance moves the knee by up to
+    sqrt(2ab/(a + b) e) there, where the knee's place is ill-conditioned (docs/contract.md, D8),
+    e.g. 4e-4 m on a 1 m leg within 1e-6 of full reach. Past that height the knee moves by e."""
+    upper, lower, line = joint - root, end - joint, end - root
+    a, b = upper.length, lower.length
+    if a + b <= 0.0:
+        return 0.0
+    error = FLOAT32_ULPS * (root.length + a + b)
+    bound = math.sqrt(2.0 * a * b / (a + b) * error)
+    height = upper.cross(line).length / line.length if line.length > 0.0 else a
+    return bound if height <= 4.0 * bound else 0.0
 
 
 def _own_channels(obj, upper, lower) -> tuple[float, str]:
