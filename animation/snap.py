@@ -19,26 +19,17 @@ from . import visual
 
 
 def controlled(chain, which: str):
-    """What moves for the chain's ``which`` ("target" or "pole"): the pose bone named by
-    ``<which>_bone`` when the source is an armature and a bone is named, else the source object;
-    None when the chain has no such source.
+    """What moves for the chain's ``which`` ("target" or "pole"): its pose bone when it names one,
+    else its object; None when the chain has no such source.
 
     Raises
     ------
     ChainError
-        When a bone is named but the armature has no such bone: the armature object itself is
-        never taken in its place.
+        As :func:`readout.source_of` (a missing bone: the armature object itself is never taken in
+        its place).
     """
-    source = getattr(chain, which)
-    if source is None:
-        return None
-    bone_name = getattr(chain, f"{which}_bone")
-    if not bone_name or source.type != "ARMATURE":
-        return source
-    pose_bone = source.pose.bones.get(bone_name) if source.pose is not None else None
-    if pose_bone is None:
-        raise ChainError(f"{which.capitalize()} bone '{bone_name}' not found in '{source.name}'")
-    return pose_bone
+    source, bone = readout.source_of(chain, which)
+    return bone if bone is not None else source
 
 
 def check_sources(context, obj, chain) -> None:

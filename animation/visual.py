@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mathutils import Matrix, Vector
 
-from ..chain import pose
+from ..chain import pose, readout
 from ..chain.bones import ChainError, chain_bones, end_bone
 from ..network import build as network
 
@@ -107,15 +107,13 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         parent_matrix = lower_pose
     end = end_bone(chain, lower_bone) if chain.end_rotation == "TARGET" else None
     if end is not None:
-        if chain.target is None:
+        source, bone = readout.source_of(chain, "target")
+        if source is None:
             raise ChainError("Set a target object")
-        target = chain.target.evaluated_get(depsgraph)
+        target = source.evaluated_get(depsgraph)
         target_matrix = target.matrix_world.copy()
-        if chain.target_bone and target.type == "ARMATURE":
-            target_bone = target.pose.bones.get(chain.target_bone)
-            if target_bone is None:  # the status names it too (readout.source_point)
-                raise ChainError(f"Target bone '{chain.target_bone}' not found in '{chain.target.name}'")
-            target_matrix = target_matrix @ target_bone.matrix
+        if bone is not None:
+            target_matrix = target_matrix @ target.pose.bones[bone.name].matrix
         pose_bone = bones[end.name]
         # The end constraint's rule (Copy Rotation, world space): the target's rotation read as
         # Euler angles in the end bone's order (XYZ for a quaternion bone), as Blender reads it,

@@ -89,17 +89,18 @@ def end(chain) -> tuple[float, float, float]:
     return tuple(chain.id_data.matrix_world @ bone.tail) if bone else ORIGIN
 
 
-def source_point(chain, which: str) -> Vector | None:
-    """World position of the chain's ``which`` ("target" or "pole"): the object's origin, or the
-    point of its bone that Head/Tail picks; None when unset. Raises ChainError for a bone that
-    is missing, or the chain's own armature without a bone."""
+def source_of(chain, which: str):
+    """The chain's ``which`` ("target" or "pole") as (object, pose bone or None): the one reader of
+    what a chain's target or pole is, for the status, Apply, Bake and Snap. (None, None) when
+    unset. Raises ChainError for a bone that is missing (or was renamed), the chain's own armature
+    without a bone, or one of the chains' network bones."""
     source, bone_name = network.source(chain, which)
     if source is None:
-        return None
+        return None, None
     if source == chain.id_data and not bone_name:
         raise ChainError(f"The {which} is this armature: pick one of its control bones as {which} bone")
     if not bone_name:
-        return source.matrix_world.translation.copy()
+        return source, None
     bone = source.pose.bones.get(bone_name) if source.pose is not None else None
     if bone is None:
         now = renamed_source(chain.id_data, chain, which)
@@ -111,6 +112,18 @@ def source_point(chain, which: str) -> Vector | None:
         raise ChainError(f"{which.capitalize()} bone '{bone_name}' not found in '{source.name}'")
     if source == chain.id_data and bone_name.startswith(network.PREFIX):
         raise ChainError(f"The {which} bone '{bone_name}' is a chain's mechanism bone: pick a control bone")
+    return source, bone
+
+
+def source_point(chain, which: str) -> Vector | None:
+    """World position of the chain's ``which`` ("target" or "pole"): the object's origin, or the
+    point of its bone that Head/Tail picks; None when unset. Raises ChainError as
+    :func:`source_of`."""
+    source, bone = source_of(chain, which)
+    if source is None:
+        return None
+    if bone is None:
+        return source.matrix_world.translation.copy()
     return source.matrix_world @ bone.head.lerp(bone.tail, getattr(chain, f"{which}_head_tail"))
 
 
