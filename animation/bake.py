@@ -19,7 +19,7 @@ from ..chain import readout, settings
 from ..chain.bones import ChainError
 from ..chain.chains import chain_bone_slots, find_chain
 from ..chain.status import applied
-from ..network import build as network
+from ..network import health
 from . import visual
 
 # Blender's frame range (MINAFRAME..MAXFRAME, -1048574..1048574): ``Scene.frame_set`` clamps to it,
@@ -251,7 +251,7 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
             raise BakeError(f"Chain '{name}' has no target")
         try:
             bones += [bone for _, bone in chain_bone_slots(obj, chain)]
-            problem = network.problem(obj, chain)
+            problem = health.problem(obj, chain)
             if problem:
                 raise ChainError(problem)
             # The readouts' checks of the target and pole (the armature itself without a bone, a

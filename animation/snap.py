@@ -12,7 +12,7 @@ from ..chain.bones import ChainError, chain_bones
 from ..chain.chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
 from ..chain.status import REST
 from ..network import build as network
-from ..network import rolls
+from ..network import health, rolls
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import solve_two_bone_ik
 from . import visual
@@ -314,7 +314,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
     # The rolls are measured on the network, and Rest Position shows neither the FK pose nor
     # the controls where they are placed: refused as the status says (docs/how-it-works.md, "What
     # the operators refuse").
-    problem = network.problem(obj, chain)
+    problem = health.problem(obj, chain)
     if problem:
         raise ChainError(problem)
     if obj.data.pose_position == "REST":

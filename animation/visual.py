@@ -15,6 +15,7 @@ from mathutils import Matrix, Vector
 from ..chain import pose, readout
 from ..chain.bones import ChainError, chain_bones, end_bone
 from ..network import build as network
+from ..network import health
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 
@@ -80,7 +81,7 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         (:func:`check_channels`).
     """
     upper_bone, lower_bone = chain_bones(obj, chain)
-    problem = network.problem(obj, chain)
+    problem = health.problem(obj, chain)
     if problem:
         raise ChainError(problem)
     check_channels(obj, chain)

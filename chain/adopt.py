@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..compat import animation_fcurves
 from ..network import build as network
+from ..network import remove as network_remove
 from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones, edit_bones
 from .bones import unique_name
@@ -141,7 +142,7 @@ def _clear_old(obj, found: list[dict]) -> None:
                     fcurve.data_path = moved[fcurve.data_path]
                 elif fcurve.data_path.startswith(stale):
                     fcurves.remove(fcurve)
-        network.drivers_removed(obj)
+        network_remove.drivers_removed(obj)
         for name in (old.upper, old.lower):  # their constraints aim at bones about to go
             pose_bone = obj.pose.bones.get(name)
             for constraint in list(pose_bone.constraints) if pose_bone is not None else ():

@@ -12,7 +12,8 @@ from mathutils import Matrix, Vector
 
 from ..compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
 from ..network import build as network
-from ..network import rolls
+from ..network import health, rolls
+from ..network import remove as network_remove
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
 from . import muting, pose, readout
@@ -347,7 +348,7 @@ def follow_renames(obj, chain) -> list[str]:
     """Point the chain at its target and pole bones renamed since the build
     (:func:`.bones.renamed_source`), at its bones renamed since (:func:`.bones.renamed`) and rename
     its network bones after them, and name back a network bone renamed by hand
-    (:func:`network.renamed_part`); Blender's bone rename re-points the drivers, constraints and
+    (:func:`network.health.renamed_part`); Blender's bone rename re-points the drivers, constraints and
     keys (the settings' too). Returns 'old -> new' for each bone followed or named back. A network
     bone whose new name is taken keeps its name (the build then says which)."""
     # Both found before either is set: setting one syncs the network, aiming the other at its
@@ -365,7 +366,7 @@ def _follow_chain_renames(obj, chain) -> list[str]:
     """:func:`follow_renames` for the chain's own and network bones."""
     if can_add_bones(obj):
         return []
-    part = network.renamed_part(obj, chain)
+    part = health.renamed_part(obj, chain)
     if part is not None:
         wanted, now = part
         obj.data.bones[now].name = wanted
@@ -398,7 +399,7 @@ def library_chain(obj, chain) -> str:
 
 
 class _Named:
-    """``chain`` with the bone names its network was built on, for :func:`network.remove`."""
+    """``chain`` with the bone names its network was built on, for :func:`network.remove.remove`."""
 
     def __init__(self, chain, upper_bone: str, lower_bone: str):
         self._chain, self.upper_bone, self.lower_bone = chain, upper_bone, lower_bone
@@ -455,7 +456,7 @@ def remove_chains(obj, indices, *, delete_empties: bool = False, keep_ik_muted: 
     """
     indices = sorted(set(indices))
     chains = obj.two_bone_ik.chains
-    network.remove(obj, [_network_chain(obj, chains[index]) for index in indices])
+    network_remove.remove(obj, [_network_chain(obj, chains[index]) for index in indices])
     chains = obj.two_bone_ik.chains  # Edit Mode may have freed the Python references
     kept: list = []
     doomed: list = []

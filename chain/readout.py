@@ -17,6 +17,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 from ..network import build as network
+from ..network import health
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import MIN_REACH, solve_two_bone_ik
 from . import pose, settings
@@ -335,7 +336,7 @@ def read(chain) -> Reading:
         if obj.pose is None:
             raise ChainError(f"Armature '{obj.name}' has no pose yet")
         upper, lower = chain_bones(obj, chain)
-        problem = network.problem(obj, chain)
+        problem = health.problem(obj, chain)
         if problem:
             raise ChainError(problem)
         check_sources(chain)
@@ -463,7 +464,7 @@ def _cause(obj, chain, upper, lower, scale) -> str:
             f"a twist of {twist:.6g} rad is beyond what Blender's float32 drivers turn exactly: "
             "keep it within a few turns"
         )
-    added = network.foreign(obj, chain)
+    added = health.foreign(obj, chain)
     if added:
         return f"{added[0]} moves it: run Pose > Two-Bone IK > Update Mechanism, which removes it"
     return "its network was edited: run Pose > Two-Bone IK > Update Mechanism"

@@ -10,6 +10,8 @@ from typing import NamedTuple
 
 import bpy
 
+from . import spec
+
 PREFIX = "MCH-IK-"
 # The solver's tolerance for the network and the status: Blender stores bones and matrices in
 # float32 (contract D2).
@@ -120,3 +122,62 @@ def source(chain, which: str) -> tuple[object, str]:
 def chain_lower(names: Parts) -> str:
     """The lower chain bone of the network ``names`` (``MCH-IK-<lower>`` is its solved bone)."""
     return names.lower[len(PREFIX) :]
+
+
+# The bone collection of the networks' bones, and the names of the chain's constraints.
+COLLECTION = "Two-Bone IK Mechanism"
+CONSTRAINT = spec.OUTPUT
+END_CONSTRAINT = spec.END_OUTPUT
+# A muted IK constraint on the lower bone that names the chain's target and pole: it poses nothing,
+# and Blender's Select > Constraint Target finds the controls through it, as for its own IK.
+CONTROLS_CONSTRAINT = "Two-Bone IK Controls"
+# The inherit settings the root bone copies from the upper bone when it is built.
+INHERIT = ("use_connect", "use_inherit_rotation", "inherit_scale", "use_local_location")
+# The network's Copy Location of each of the chain's sources, on the network bone of that field.
+SOURCE_CONSTRAINTS = spec.SOURCE
+# The constraints the network puts on its own bones (network bone field -> constraint names).
+OWN_CONSTRAINTS = spec.OWN_CONSTRAINTS
+
+
+def lower_space(lower) -> str:
+    """The space the lower bone copies its solved bone in: local (its influence blends relative to
+    its own parent, as the solved bone's rest is the same offset from the solved upper bone) when
+    it inherits as Blender's defaults do; world (exact at full influence, blended as Blender blends
+    constraints) when an inherit flag makes local transforms mean something else."""
+    default = lower.use_inherit_rotation and lower.inherit_scale == "FULL" and lower.use_local_location
+    return "LOCAL" if default else "WORLD"
+
+
+def bone_prefix(path: str) -> str:
+    """The :func:`bone_path` part of a data path into a pose bone ('' for any other path)."""
+    start = len('pose.bones["')
+    if not path.startswith('pose.bones["'):
+        return ""
+    end = path.find('"]', start)
+    while end > 0 and path[end - 1] == "\\":  # an escaped quote inside the name
+        end = path.find('"]', end + 1)
+    return path[: end + 2] if end > 0 else ""
+
+
+def influence_path(bone: str, constraint: str) -> str:
+    """The data path (from the armature object) of the influence of constraint ``constraint`` on
+    pose bone ``bone``."""
+    return f'{bone_path(bone)}.constraints["{bpy.utils.escape_identifier(constraint)}"].influence'
+
+
+def legacy(obj, chain) -> bool:
+    """Whether the chain's network is of the earlier layout (settings on its root bone, rolls in
+    its solved bones' channels): it plays as built, and Update Mechanism moves its keys."""
+    root = obj.pose.bones.get(parts(chain.upper_bone, chain.lower_bone).root)
+    return root is not None and "influence" in root
+
+
+def end_bone_name(obj, chain) -> str:
+    """The bone End Rotation turns: ``chain.end_bone`` when it is a child of the lower bone, else
+    the lower bone's first child; '' when there is none."""
+    lower = obj.data.bones.get(chain.lower_bone)
+    if lower is None:
+        return ""
+    if chain.end_bone:
+        return chain.end_bone if lower.children.get(chain.end_bone) is not None else ""
+    return lower.children[0].name if len(lower.children) else ""

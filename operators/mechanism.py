@@ -7,7 +7,8 @@ import bpy
 from ..chain.adopt import adopt, orphans
 from ..chain.bones import ChainError, blender_ik, chain_bones, missing_control
 from ..chain.chains import follow_renames, owning_armature
-from ..network.build import build, foreign_all
+from ..network.build import build
+from ..network.health import foreign_all
 
 
 class POSE_OT_two_bone_ik_update_mechanism(bpy.types.Operator):

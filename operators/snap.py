@@ -7,7 +7,7 @@ from ..animation.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
 from ..chain.bones import ChainError
 from ..chain.chains import chain_bone_slots
 from ..compat import autokey
-from ..network.build import PROPERTIES
+from ..network.layout import PROPERTIES
 from .common import ChainOperator
 
 

@@ -416,7 +416,7 @@ def assert_upgraded(obj) -> None:
     upgrade = package().chain.upgrade
     for chain in obj.two_bone_ik.chains:
         assert not upgrade.is_legacy(chain) and not upgrade.needs_network(obj, chain)
-        assert package().network.build.problem(obj, chain) == ""
+        assert package().network.health.problem(obj, chain) == ""
     paths = [fcurve.data_path for fcurve in fcurves(obj)]
     assert not [path for path in paths if path.startswith("two_bone_ik.")], paths
 
