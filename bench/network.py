@@ -419,8 +419,8 @@ def rigify_settings(rig) -> None:
 
 
 def replace_rigify_ik(rig) -> None:
-    """Replace Rigify's IK by our chains through the documented step (README, "Chains on rigs
-    with constraints (Rigify)"): Pose > Two-Bone IK > Rigify Limbs on Two-Bone IK, which puts a
+    """Replace Rigify's IK by our chains through the documented step (README, "Rigify"; docs/rigify.md):
+    Pose > Two-Bone IK > Rigify Limbs on Two-Bone IK, which puts a
     chain on each limb's IK chain (the ``*_ik`` control bone and its ``MCH-*_ik`` child), aimed at
     the ``MCH-*_ik_target`` bone Rigify's IK aims at, with the ``*_ik_target`` pole control, and
     mutes Rigify's two IK constraints there with their drivers (chain/rigify.py)."""

@@ -181,7 +181,7 @@ def adopt(obj) -> list[str]:
     Raises MechanismError (from the build) when the armature cannot take new bones; nothing is
     changed then. The joined network's old bones and their drivers go; keys on its settings that
     are in the armature's action after the Join move to the new chain's (Blender's Join drops the
-    other armature's action when the active one has none: README, "Known limits").
+    other armature's action when the active one has none: docs/limits.md, "Join (Ctrl+J)").
     """
     found = [info for root, lower, suffix in _orphan_roots(obj) if (info := _found(obj, root, lower, suffix))]
     if not found:

@@ -3,7 +3,7 @@
 and the reach limit Rigify Limbs adds on a chain's target bone, removed by Remove.
 
 Blender solves IK trees after every bone's constraint stack, so an IK constraint whose chain takes
-in a chain bone poses it whatever the chain does (README, "Chains on rigs with constraints"). Add's
+in a chain bone poses it whatever the chain does (docs/rigify.md, "Bones with other constraints"). Add's
 option Mute Blender's IK and Rigify Limbs mute such constraints, and record on the chain
 (``chain.muted_ik``) exactly which, so that Remove turns those back on and no other.
 

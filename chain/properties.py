@@ -62,7 +62,7 @@ STACK_POSITIONS = (
 
 
 class TwoBoneIKMutedConstraint(bpy.types.PropertyGroup):
-    """A Blender IK or Spline IK constraint the chain's Add turned off (README, "Chains on rigs with
+    """A Blender IK or Spline IK constraint the chain's Add turned off (docs/rigify.md, "Bones with other
     constraints"): Remove turns it back on (chain/muting.py)."""
 
     # ``name`` (PropertyGroup's) is the constraint's name.

@@ -140,7 +140,7 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
         chain = find_chain(obj)
         if chain is None:
             layout.label(text="Select a lower bone in Pose Mode and add a chain", icon="INFO")
-            if is_rigify_rig(obj):  # README, "Chains on rigs with constraints (Rigify)"
+            if is_rigify_rig(obj):  # docs/rigify.md, README "Rigify"
                 layout.operator("pose.two_bone_ik_rigify_limbs", icon="CON_KINEMATIC")
         else:
             _draw_chain(layout, context, obj, chain)

@@ -76,7 +76,7 @@ def make_leg(
 
 
 def add_chain(obj, target, pole, upper="thigh", lower="shin"):
-    """Add a chain through the collection API, then build its mechanism as the README tells a script
+    """Add a chain through the collection API, then build its mechanism as docs/operators.md tells a script
     to (Update Mechanism); returns the chain."""
     chain = obj.two_bone_ik.chains.add()
     chain.name = lower

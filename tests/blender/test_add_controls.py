@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Add places the controls as a rigger would (README, "Operators"), here its empties
+"""Add places the controls as a rigger would (docs/operators.md, "Each operator"), here its empties
 (``controls="EMPTIES"``; its default, control bones, is tested in test_controls_in_the_rig.py).
 
 The new target takes the end bone's world rotation, so End Rotation Target moves nothing; target

@@ -390,7 +390,7 @@ def test_chain_below_a_blended_chain_is_exact(scene):
     below from the blended pose, exact after one update; under an uneven armature scale too at
     influence 1. (The handler could not predict Blender's world-space blend under an uneven scale
     and said the chain below "Waits on chain"; Blender orders the chains now. Between influence 0
-    and 1 under an uneven scale the blend shears the bones above: README, Known limits.)"""
+    and 1 under an uneven scale the blend shears the bones above: docs/limits.md.)"""
     obj, upper, lower = stacked_leg("upper first")
     upper.influence = 0.5
     upper.target.location = (1.2, 0.0, 0.5)

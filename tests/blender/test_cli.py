@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The headless command ``blender --command two_bone_ik bake|report`` (README, "The command line").
+"""The headless command ``blender --command two_bone_ik bake|report`` (docs/pipeline.md, "The command line").
 
 There is no ``blender`` executable here, so the registered command's function is called with an
 argument list, end to end on a saved .blend, in a second process running real Blender (the PyPI
@@ -333,7 +333,7 @@ def test_commands_refuse_bad_frames_outputs_and_chains_in_one_line(scene, tmp_pa
 
 
 def test_command_from_a_checkout_runs_as_the_readme_says(scene, tmp_path):
-    """``bash tools/two-bone-ik ...`` (the README's command for a machine with no Blender) bakes and
+    """``bash tools/two-bone-ik ...`` (docs/development.md's command for a machine with no Blender) bakes and
     reports a saved file with the command's own output and exit status, on this Blender version."""
     import subprocess
     import sys

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Chains on bones that carry other constraints (README, "Chains on rigs with constraints").
+"""Chains on bones that carry other constraints (docs/rigify.md, "Bones with other constraints").
 
 The chain's constraints go last in the bones' stacks by default (Constraint Position: Last), as a
 constraint added in Blender does: the chain's pose comes out and the end is on the target. With

@@ -680,7 +680,7 @@ def test_deleted_drivers_are_a_status_and_remove_still_cleans_up(scene):
 def test_apply_keeps_the_pose_under_non_uniform_scale(scene):
     """Apply on an armature scaled (1, 1.3, 1): the applied channels show the live pose. (Between
     influence 0 and 1 Blender's world-space blend shears the bones there, which rotation channels
-    cannot hold: README, Known limits.)"""
+    cannot hold: docs/limits.md.)"""
     obj, _chain = leg_with_foot()
     obj.scale = (1.0, 1.3, 1.0)
     update()

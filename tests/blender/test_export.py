@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Exports are clean (README, "Exporting"): the skeleton glTF, FBX, BVH and USD give a game
+"""Exports are clean (docs/pipeline.md, "Exporting"): the skeleton glTF, FBX, BVH and USD give a game
 engine, read back with Blender's own importers.
 
 The rig: hip (the root) -> thigh -> shin -> foot, all deforming, a mesh skinned to them, a chain on

@@ -550,7 +550,7 @@ def test_target_bone_not_found_keeps_the_own_pose(legs, bone, capfd):
 
 
 def test_a_cycle_shows_the_solve_one_update_late(legs):
-    """The README's account of a cycle (the pole parented to the thigh): Blender evaluates the
+    """docs/panel.md's account of a cycle (the pole parented to the thigh): Blender evaluates the
     parts in an order of its own, and the chain shows the solve of the inputs of the update before:
     a target move shows after one more update."""
     leg, _ = legs

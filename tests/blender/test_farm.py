@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Render farms (README, "Render farms"): each worker opens the file and renders one frame, in any
+"""Render farms (docs/pipeline.md, "Render farms"): each worker opens the file and renders one frame, in any
 order, in a process of its own. Every frame shows the pose sequential playback shows, and the pose a
 bake of the same file plays back, with an animated target, pole, influence and FK keys.
 """

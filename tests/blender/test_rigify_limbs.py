@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Rigify limbs on exact IK (README, "Chains on rigs with constraints (Rigify)"): a human generated
+"""Rigify limbs on exact IK (docs/rigify.md; README, "Rigify"): a human generated
 by Rigify, its limbs put on chains through the documented step (Rigify Limbs on Two-Bone IK), against
 Rigify's own IK on the same rig and poses.
 

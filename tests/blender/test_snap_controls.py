@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Snap IK to FK through the controls' own parents and constraints (README, "Operators").
+"""Snap IK to FK through the controls' own parents and constraints (docs/operators.md, "Each operator").
 
 A target or pole with a Child Of to a prop (the usual parent-space switch), or a control bone with
 one, lands where Blender evaluates it on the FK pose, so enabling the chain moves nothing. A control
