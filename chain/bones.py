@@ -114,14 +114,21 @@ def blender_ik_constraints(obj, upper: str, lower: str, *, driven: bool = False)
                 driven and enabled_driver(obj, pose_bone.name, constraint.name) is not None
             ):
                 continue
-            bone = pose_bone.bone if getattr(constraint, "use_tail", True) else pose_bone.bone.parent
-            count, reached = constraint.chain_count, list[str]()
-            while bone is not None and (count == 0 or len(reached) < count):
-                reached.append(bone.name)
-                bone = bone.parent
-            if mine & set(reached):
+            if mine & set(ik_chain(pose_bone, constraint)):
                 found.append((pose_bone.name, constraint.name))
     return found
+
+
+def ik_chain(pose_bone, constraint) -> list[str]:
+    """The bones an IK or Spline IK ``constraint`` of ``pose_bone`` solves, from the first up: its
+    owner (with the Tail option, else its parent) and ``chain_count`` bones up, 0 meaning to the
+    root."""
+    bone = pose_bone.bone if getattr(constraint, "use_tail", True) else pose_bone.bone.parent
+    count, reached = constraint.chain_count, list[str]()
+    while bone is not None and (count == 0 or len(reached) < count):
+        reached.append(bone.name)
+        bone = bone.parent
+    return reached
 
 
 def constraint_path(bone: str, constraint: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..compat import animation_fcurves
 from ..network.layout import source
-from .bones import blender_ik_constraints, constraint_path, enabled_driver
+from .bones import blender_ik_constraints, constraint_path, enabled_driver, ik_chain
 
 
 def _keyed(obj, bone: str, constraint: str) -> bool:
@@ -71,10 +71,22 @@ def mute(obj, chain, constraints=None) -> tuple[list[str], list[str]]:
         if item.driver_muted:
             driver.mute = True
         constraint.enabled = False
+        _stop_at_upper(obj.pose.bones[bone], constraint, chain.upper_bone, item)
         muted.append(label)
     if muted:
         obj.update_tag()
     return muted, refused
+
+
+def _stop_at_upper(pose_bone, constraint, upper: str, item) -> None:
+    """Shorten a muted IK's Chain Length so that it stops at the chain's upper bone, recording the
+    old one on ``item``: Blender keeps a muted IK's dependencies, and one that reaches above the
+    chain (a foot IK to the root) links the bones above the chain after the chain's network, which
+    hangs from them: a dependency cycle (the chain 0.45 m off its target, measured)."""
+    reached = ik_chain(pose_bone, constraint)
+    if upper in reached and reached[-1] != upper:
+        item.was_chain_count = constraint.chain_count
+        constraint.chain_count = reached.index(upper) + 1
 
 
 def restore(obj, chain) -> list[str]:
@@ -88,6 +100,8 @@ def restore(obj, chain) -> list[str]:
         if constraint is None:
             continue
         constraint.enabled = item.was_enabled
+        if item.was_chain_count >= 0:
+            constraint.chain_count = item.was_chain_count
         if item.driver_muted:
             driver = enabled_driver(obj, item.bone, item.name)
             if driver is not None:

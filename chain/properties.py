@@ -75,6 +75,15 @@ class TwoBoneIKMutedConstraint(bpy.types.PropertyGroup):
         default=False,
         override=OVERRIDABLE,
     )
+    was_chain_count: IntProperty(
+        name="Was Chain Length",
+        description=(
+            "The constraint's Chain Length before it was shortened to stop at the chain's upper bone "
+            "(-1: not shortened); Remove sets it back"
+        ),
+        default=-1,
+        min=-1,
+    )
     was_enabled: BoolProperty(
         name="Was Enabled",
         description="Whether the constraint was enabled when it was muted (Remove sets it back)",

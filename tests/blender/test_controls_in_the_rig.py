@@ -551,11 +551,14 @@ def _blender_ik(obj, owner: str, count: int):
     return ik
 
 
-@pytest.mark.parametrize("owner, count", [("shin", 2), ("foot", 3)])
+@pytest.mark.parametrize("owner, count", [("shin", 2), ("foot", 3), ("foot", 0)])
 def test_add_mutes_blender_ik_on_the_chains_bones_and_remove_turns_it_on(scene, capfd, owner, count):
     """Add's Mute Blender's IK mutes the IK constraint on the shin (chain length 2) or on the foot
-    reaching the thigh (length 3) and records it on the chain: the chain solves onto its moved
-    target with status OK; Remove turns that IK on again and Blender's IK poses the leg as before."""
+    reaching the thigh (length 3) or the root (0) and records it on the chain: the chain solves
+    onto its moved target with status OK; Remove turns that IK on again and Blender's IK poses the
+    leg as before. An IK reaching above the chain is shortened to stop at the thigh while muted
+    (Blender keeps a muted IK's dependencies: the chain was 0.45 m off in a cycle) and gets its
+    Chain Length back with Remove."""
     obj = rig()
     _blender_ik(obj, owner, count)
     before = [world_tail(obj, name) for name in ("thigh", "shin", "foot")]
@@ -564,9 +567,11 @@ def test_add_mutes_blender_ik_on_the_chains_bones_and_remove_turns_it_on(scene, 
     assert f"muted Blender's IK 'IK' on '{owner}'" in capfd.readouterr().out
     assert not obj.pose.bones[owner].constraints["IK"].enabled
     assert [(item.bone, item.name) for item in chain.muted_ik] == [(owner, "IK")]
+    assert obj.pose.bones[owner].constraints["IK"].chain_count == (3 if count == 0 else count)
     bpy.context.view_layer.update()
-    # The chain's bones did not move (an IK on the foot turned the foot too: it has its FK turn now).
-    for name, point in zip(("thigh", "shin"), before, strict=False):
+    # The chain's bones did not move (an IK on the foot turned the foot too: it has its FK turn now;
+    # one to the root turned the hips and root too, which are back on their FK pose).
+    for name, point in zip(("thigh", "shin"), before if count else (), strict=False):
         assert (world_tail(obj, name) - point).length <= TOLERANCE, name
     move_control(chain, "target", control_point(chain, "target") + Vector((0.1, -0.1, 0.1)))
     assert chain.state == "OK" and chain.reachable, chain.status
@@ -575,6 +580,7 @@ def test_add_mutes_blender_ik_on_the_chains_bones_and_remove_turns_it_on(scene, 
         assert bpy.ops.pose.two_bone_ik_remove(chain=chain.name) == {"FINISHED"}
     assert f"Blender's IK 'IK' on '{owner}' on again" in capfd.readouterr().out
     assert obj.pose.bones[owner].constraints["IK"].enabled
+    assert obj.pose.bones[owner].constraints["IK"].chain_count == count
     bpy.context.view_layer.update()
     for name, point in zip(("thigh", "shin", "foot"), before, strict=True):
         assert (world_tail(obj, name) - point).length <= TOLERANCE, name
