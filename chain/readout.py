@@ -20,6 +20,7 @@ from ..network import build as network
 from ..network import health
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import MIN_REACH, solve_two_bone_ik
+from ..solver.expressions import FLOAT32_FAR
 from . import pose, settings
 from .bones import ChainError, blender_ik, chain_bones, end_bone, renamed_source
 from .status import (
@@ -311,6 +312,11 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     from_space = Matrix.Identity(4) if even else frame
     length_scale = scale if even else 1.0
     root, target_in, pole_in = (to_space @ point for point in (frame.translation, target_point_, pole_hint))
+    if not math.dist(root, target_in) / length_scale < FLOAT32_FAR:
+        raise ChainError(
+            f"The target is {math.dist(root, target_in):.3g} armature units from the chain's root: past "
+            f"what Blender's float32 math can solve ({FLOAT32_FAR:.0e} x its scale)"
+        )
     result = solve_two_bone_ik(
         root,
         target_in,

@@ -111,20 +111,25 @@ def aim_influence(reach: float, tolerance: float) -> str:
     return _checked(_guarded(f"1.0 if D>{number(tolerance * reach)} else 0.0", "D==D"))
 
 
+# The farthest root-target distance the network can square in float32 (1.8e19): past it the
+# Damped Tracks and distances overflow.
+FLOAT32_FAR = 1e18
+
+
 def influence() -> str:
     """The influence of the chain's constraints on its bones: the chain's Influence times Enabled,
-    or 0 where the network cannot solve (contract D4): no target, a target or pole that is not a number (an
-    overflowing transform gives NaN there too), or a chain of zero length (a parent's pose scale of
-    0 along the chain). The chain bones then show their own pose, as the status says ERROR. An
-    infinite distance is not caught: a target Blender stores at float32's largest value is far but
-    finite, and the chain points at it (the distance's square overflows in float32 there).
+    or 0 where the network cannot solve (contract D4): no target; a target or pole that is not a
+    number (an overflowing transform gives NaN there too); a chain of zero length (a parent's pose
+    scale of 0 along the chain); a target past :data:`FLOAT32_FAR` root units, where float32
+    squares overflow (a location typed as infinity is float32's largest value, 3.4e38). The chain
+    bones then show their own pose, as the status says ERROR.
 
     Variables: ``influence`` and ``enabled`` the chain's settings; ``v`` 1 while the target is
     found (its Copy Location is valid: not deleted, no missing bone); ``D`` the root-target distance
     and ``P`` the root-pole distance, each NaN where its source is; ``s`` the root's world scale
     along the chain (0 where the chain has no length; negative when mirrored).
     """
-    finite = "v and D==D and P==P and s!=0"
+    finite = f"v and D==D and P==P and s!=0 and D<{FLOAT32_FAR:.0e}"
     return _checked(_guarded("influence*enabled", finite))
 
 

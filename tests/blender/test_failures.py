@@ -278,20 +278,27 @@ def test_nan_influence_is_an_error_and_recovers(scene):
     assert_close(world_tail(obj, "shin"), (0.4, 0.3, 0.2), 2e-5)
 
 
-def test_infinite_location_is_clamped_by_blender_and_solved(legs):
-    """Blender stores an infinite location as FLT_MAX: the chain points straight at it, unreachable, all
-    finite."""
+@pytest.mark.parametrize("location", [(math.inf, 0.0, 0.5), (1e38, 1e38, 0.0), (2e18, 0.0, 0.0)])
+def test_a_target_past_float32s_range_is_an_error_with_the_own_pose(legs, location):
+    """A target so far that float32 squares of its distance overflow (past 1e18 root units; a
+    location typed as infinity is stored as float32's largest value): an ERROR saying so, the
+    chain bones on their own pose, and nothing of the other chain. (Rewritten: the chain pointed
+    at a target at float32's largest value; at (1e38, 1e38, 0) the network gave a garbage pose
+    with a status blaming an edited network, which Apply then keyed.)"""
     leg, _ = legs
+    fk = own_pose(leg)
     target = bpy.data.objects["Target"]
-    target.location = (math.inf, 0.0, 0.5)
-    assert target.location.x == pytest.approx(3.4028234663852886e38)
+    target.location = location
     exercise()
     chain = chain_of(leg)
-    assert chain.status == "" and not chain.reachable
+    assert chain.state == "ERROR" and "float32" in chain.status, chain.status
     assert all(math.isfinite(value) for value in (*chain.joint, *chain.end, chain.shortfall))
-    assert_solved(leg, target.location, POLE)
-    assert_close(world_tail(leg, "shin"), (chain_length(leg), 0.0, 1.0), tolerance(leg))
+    assert_own_pose(leg, fk)
     assert_other_solves()
+    target.location = (1e17, 0.0, 0.5)  # far, within the range: the chain points at it
+    exercise()
+    assert chain.status == "" and not chain.reachable
+    assert_close(world_tail(leg, "shin"), (chain_length(leg), 0.0, 1.0), tolerance(leg))
 
 
 @pytest.mark.parametrize("scale", [(0.0, 0.0, 0.0), (1.0, 0.0, 1.0), (math.nan, 1.0, 1.0)])
