@@ -225,7 +225,34 @@ def strip_to_output(obj) -> None:
                 constraints.remove(constraint)
 
 
+def strip_influence_guard(obj) -> None:
+    """Experiment: the chain bones' influence drivers as before issue 29, ``influence * enabled``
+    with two variables, without the checks that leave the own pose where the network cannot solve
+    (the target's validity, the distances, the root's scale: solver.expressions.influence)."""
+    name = network().CONSTRAINT
+    for fcurve in obj.animation_data.drivers:
+        if f'constraints["{name}"]' not in fcurve.data_path and not fcurve.data_path.endswith(
+            f'constraints["{network().END_CONSTRAINT}"].influence'
+        ):
+            continue
+        driver = fcurve.driver
+        for variable in [v for v in driver.variables if v.name not in ("influence", "enabled")]:
+            driver.variables.remove(variable)
+        driver.expression = "influence*enabled"
+
+
+def pose_space_tracks(obj) -> None:
+    """Experiment: the two Damped Tracks in pose space, as before issue 29 (now in the root bone's
+    space, exact under a parent's uneven scale): what the custom space costs."""
+    for names in _network_parts(obj):
+        for bone, constraint in ((names.aim, "Aim"), (names.lower, "Bend")):
+            track = obj.pose.bones[bone].constraints[constraint]
+            track.owner_space = track.target_space = "POSE"
+
+
 EXPERIMENTS: dict[str, Callable] = {
+    "exp: influence drivers before issue 29": strip_influence_guard,
+    "exp: tracks in pose space (before issue 29)": pose_space_tracks,
     "exp: -influence drivers": strip_influence,
     "exp: -roll driver": strip_roll,
     "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,
