@@ -33,7 +33,7 @@ os.environ.setdefault("XDG_CACHE_HOME", os.path.join(os.environ["BLENDER_USER_RE
 
 import bpy  # noqa: E402
 
-sys.path.insert(0, str(REPO / "tests" / "blender"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 from blender_rig import enable_extension, make_armature, make_empty, package, set_mode  # noqa: E402
 
 SIZES = (100, 300, 1000, 3000)

@@ -55,7 +55,7 @@ os.environ.setdefault("XDG_CACHE_HOME", os.path.join(os.environ["BLENDER_USER_RE
 import bpy  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
-sys.path.insert(0, str(REPO / "tests" / "blender"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 from blender_rig import MODULE, enable_extension  # noqa: E402
 
 SIZES = (1, 10, 100, 500)

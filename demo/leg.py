@@ -108,7 +108,7 @@ class DemoFailure(Exception):
 
 
 def enable_extension() -> None:
-    """Enable this checkout as ``bl_ext.two_bone_ik_demo.two_bone_ik`` (as tests/blender/blender_rig.py does).
+    """Enable this checkout as ``bl_ext.two_bone_ik_demo.two_bone_ik`` (as tests/support/blender_rig.py does).
 
     The module name comes from the folder name, so a temp folder holds a link ``two_bone_ik`` to the
     checkout and a local extension repository points at that folder.
@@ -385,6 +385,14 @@ def misplaced_markers(depsgraph, target: Vector, pole: Vector) -> list[str]:
     return messages
 
 
+def _knee_side(turn: float, too_close: bool) -> str:
+    """The knee's side from its turn off the root-target line: front, back, or on the line,
+    stretched out (straight) or folded back when the target is too close."""
+    if abs(turn) <= TOLERANCE:
+        return "folded" if too_close else "straight"
+    return "front" if turn > 0.0 else "back"
+
+
 def check_frame(armature, chain, solve, expected: str | None) -> tuple[dict, list[str]]:
     """Read the evaluated chain at the current frame; returns (table row, failures)."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
@@ -462,8 +470,7 @@ def check_frame(armature, chain, solve, expected: str | None) -> tuple[dict, lis
         fail(f"state is {state!r}, the demo keyed {expected!r}")
     # Which side of the root-target line the knee is on, in the leg's own frame: "front" is the
     # side it bends to in the rest pose (knee forward), "back" the other (the pole crossed over).
-    turn = forward.x * knee.z - forward.z * knee.x
-    knee_side = "straight" if abs(turn) <= TOLERANCE else ("front" if turn > 0.0 else "back")
+    knee_side = _knee_side(forward.x * knee.z - forward.z * knee.x, chain.too_close)
     row = {
         "frame": frame,
         "distance_m": round(reach, 4),

@@ -28,7 +28,7 @@ import bpy  # noqa: E402  (first: bpy provides bmesh)
 import bmesh  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "blender"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 from blender_rig import add_chain, enable_extension, make_armature, make_empty, package  # noqa: E402
 from mathutils import Vector  # noqa: E402
 

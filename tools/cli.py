@@ -21,7 +21,7 @@ os.environ.setdefault("XDG_CACHE_HOME", os.path.join(_user, "cache"))
 
 import bpy  # noqa: E402,F401  (first: it puts Blender's own modules on sys.path)
 
-sys.path.insert(0, str(REPO / "tests" / "blender"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 from blender_rig import enable_extension, package  # noqa: E402
 
 

@@ -14,7 +14,7 @@ has the real ``bpy`` module of the OLDEST supported Blender (4.2): a file saved 
     .venv-matrix/4.2/bin/python tests/data/make_0_1_0_file.py /tmp/v010
     git worktree remove /tmp/v010 --force
 
-It enables that checkout as the extension with the in-Blender test helpers (tests/blender/blender_rig.py:
+It enables that checkout as the extension with the in-Blender test helpers (tests/support/blender_rig.py:
 a temp folder with a ``two_bone_ik`` link to it, as a local extensions repository) and builds, in an
 empty scene (bpy 4.2 then exits with status 139 after writing: docs/blender-4.2-exit-crash.md):
 
@@ -75,8 +75,8 @@ def _rounded(value):
 
 
 def rig_helpers():
-    """The in-Blender test helpers (tests/blender/blender_rig.py), imported once bpy may be."""
-    sys.path.insert(0, str(HERE.parent / "blender"))
+    """The in-Blender test helpers (tests/support/blender_rig.py), imported once bpy may be."""
+    sys.path.insert(0, str(HERE.parent / "support"))
     import blender_rig
 
     return blender_rig

@@ -20,7 +20,7 @@ opens the file on every supported version. The in-Blender helpers come from this
     .venv-matrix/4.2/bin/python tests/data/make_unreleased_mch_file.py /tmp/mch
     rm -rf /tmp/mch
 
-It enables that checkout as the extension with the in-Blender test helpers (tests/blender/blender_rig.py:
+It enables that checkout as the extension with the in-Blender test helpers (tests/support/blender_rig.py:
 a temp folder with a ``two_bone_ik`` link to it, as a local extensions repository) and builds, in an
 empty scene, frames 1 to 6:
 

@@ -26,7 +26,7 @@ def enable_extension(repo: pathlib.Path) -> str:
     """
     if MODULE not in {addon.module for addon in bpy.context.preferences.addons}:
         folder = pathlib.Path(tempfile.mkdtemp(prefix="two_bone_ik_repo_"))
-        os.symlink(repo, folder / "two_bone_ik")
+        os.symlink(repo.resolve(), folder / "two_bone_ik")  # a relative path would dangle there
         repos = bpy.context.preferences.extensions.repos
         if repos.get(REPO_NAME) is None:
             repos.new(name=REPO_NAME, module=REPO_NAME, custom_directory=str(folder), source="USER")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The driver solves a leg in real Blender: evaluated bone tails land on the solver's joint and end."""
+"""A chain solves a leg in real Blender: evaluated bone tails land on the solver's joint and end."""
 
 import bpy
 from blender_rig import add_chain, assert_close, make_empty, make_leg, world_tail
