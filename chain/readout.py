@@ -463,6 +463,13 @@ def _cause(obj, chain, upper, lower, scale) -> str:
     if parent is not None:
         parent_scale = bones[parent.name].matrix.to_scale()
         if max(parent_scale) > (1.0 + 1e-5) * min(parent_scale):
+            aim = bones.get(network.parts(upper.name, lower.name).aim)
+            track = aim.constraints.get("Aim") if aim is not None else None
+            if track is not None and track.owner_space != "CUSTOM":
+                return (
+                    f"the uneven pose scale on '{parent.name}' above it is solved by networks built since "
+                    "this one: run Pose > Two-Bone IK > Update Mechanism"
+                )
             return f"uneven pose scale on '{parent.name}', above the chain, shears it: scale it evenly"
     twist = settings.value(chain, "twist")
     if abs(twist) > TWIST_FLOAT32:

@@ -14,6 +14,7 @@ from blender_rig import (
     assert_close,
     make_empty,
     make_legs,
+    update_mechanism,
     world_head,
     world_tail,
 )
@@ -109,3 +110,22 @@ def test_add_under_squash_keeps_the_pose(scene):
         assert_close(world_tail(obj, bone), point, TOLERANCE)
     scene.frame_set(11)  # stretched: the foot stays on its (unscaled) control bone
     assert chain.state == "OK", chain.status
+
+
+def test_a_network_built_before_says_to_update_it(scene):
+    """A network whose tracks work in pose space (as built before squash and stretch was solved)
+    misses under the hips' squash: its status says to run Update Mechanism, which makes it exact."""
+    obj = legs_with_keyed_hips("Legs")
+    target, pole = make_empty("Target", (0.3, 0.5, 0.4)), make_empty("Pole", (0.2, 1.0, 0.5))
+    add_chain(obj, target, pole, "thigh.L", "shin.L")
+    for bone, name in (("MCH-IK-shin.L-aim", "Aim"), ("MCH-IK-shin.L", "Bend")):
+        track = obj.pose.bones[bone].constraints[name]
+        track.owner_space = track.target_space = "POSE"
+    scene.frame_set(1)
+    chain = obj.two_bone_ik.chains[0]
+    assert chain.state == "OFF_TARGET" and "Update Mechanism" in chain.status, chain.status
+    update_mechanism(obj)
+    scene.frame_set(1)
+    chain = obj.two_bone_ik.chains[0]
+    assert chain.state == "OK", chain.status
+    assert_close(world_tail(obj, "shin.L"), target.location, TOLERANCE)
