@@ -56,7 +56,7 @@ import bpy  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests" / "support"))
-from blender_rig import MODULE, enable_extension  # noqa: E402
+from blender_rig import MODULE, enable_extension, generate_rigify_human  # noqa: E402
 
 SIZES = (1, 10, 100, 500)
 Subject = TypeVar("Subject")
@@ -422,22 +422,6 @@ def leg_rows(layout: str, count: int, variants: tuple[str, ...], repeats: int, r
 # --- Rigify -------------------------------------------------------------------------------------
 
 
-def generate_rigify():
-    """A rig generated from Rigify's Human metarig (the metarig is deleted); returns the rig."""
-    import addon_utils  # bpy's: importable once bpy is
-
-    addon_utils.enable("rigify", default_set=True, handle_error=None)
-    bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.ops.object.armature_human_metarig_add()
-    metarig = bpy.context.view_layer.objects.active
-    metarig.select_set(True)
-    # No context override: Rigify makes the new rig the active object and checks it is.
-    assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
-    rig = metarig.data.rigify_target_rig
-    bpy.data.objects.remove(metarig)
-    return rig
-
-
 def rigify_settings(rig) -> None:
     """Pole on and IK stretch off on every limb: what our chains do (they never stretch)."""
     for *_, settings in RIGIFY_LIMBS:
@@ -460,7 +444,7 @@ def replace_rigify_ik(rig) -> None:
 def rigify_scenes() -> dict[str, object]:
     """{"native": rig, "ours": rig}, each alone in a scene of its own, frames 1 to 24."""
     start = time.perf_counter()
-    rig = generate_rigify()
+    rig = generate_rigify_human()
     generated = time.perf_counter() - start
     print(f"rigify: generated {rig.name!r} ({len(rig.data.bones)} bones) in {generated:.1f} s")
     # Every variant is a copy, native too: the generated rig itself differs from its copies (the

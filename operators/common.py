@@ -6,6 +6,19 @@ from bpy.props import StringProperty
 from ..chain.chains import find_chain, owning_armature
 
 
+def rig_editable(cls, context, obj) -> bool:
+    """Whether an operator that rebuilds ``obj``'s networks can run: not a linked armature, not in
+    Edit Mode (the network is built through Edit Mode and Pose Mode); else says why in ``cls``'s
+    poll message."""
+    if obj.library is not None:
+        cls.poll_message_set(f"'{obj.name}' is linked from a library: make a library override first")
+        return False
+    if context.mode == "EDIT_ARMATURE":
+        cls.poll_message_set("Leave Edit Mode first")
+        return False
+    return True
+
+
 class ChainOperator:
     """Mixin for operators acting on one chain: the one named ``chain``, else the active chain of
     the armature (the active object, or the armature whose chain uses the active target or pole)."""

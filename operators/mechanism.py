@@ -9,6 +9,7 @@ from ..chain.bones import ChainError, blender_ik, chain_bones, missing_control
 from ..chain.chains import follow_renames, owning_armature
 from ..network.build import build
 from ..network.health import foreign_all
+from .common import rig_editable
 
 
 class POSE_OT_two_bone_ik_update_mechanism(bpy.types.Operator):
@@ -25,13 +26,7 @@ run it after adding chains by script or changing their bones"""
         if obj is None or not (len(obj.two_bone_ik.chains) or orphans(obj)):
             cls.poll_message_set("Select an armature with two-bone IK chains")
             return False
-        if obj.library is not None:
-            cls.poll_message_set(f"'{obj.name}' is linked from a library: make a library override first")
-            return False
-        if context.mode == "EDIT_ARMATURE":
-            cls.poll_message_set("Leave Edit Mode first")
-            return False
-        return True
+        return rig_editable(cls, context, obj)
 
     def execute(self, context):
         obj = owning_armature(context)

@@ -9,17 +9,10 @@ import sys
 
 import addon_utils
 import bpy
+from blender_rig import generate_rigify_human
 from mathutils import Euler, Matrix, Vector
 
-addon_utils.enable("rigify", default_set=True, handle_error=None)
-bpy.ops.wm.read_homefile(use_empty=True)
-bpy.ops.object.armature_human_metarig_add()
-metarig = bpy.context.view_layer.objects.active
-# No context override: Rigify makes the new rig the active object and checks it is.
-assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
-rig = metarig.data.rigify_target_rig
-bpy.data.objects.remove(metarig)  # type: ignore[arg-type]  # the stub allows None
-bpy.context.view_layer.objects.active = rig
+rig = generate_rigify_human()
 with bpy.context.temp_override(active_object=rig, object=rig):
     bpy.ops.object.mode_set(mode="POSE")
 bpy.context.view_layer.update()
