@@ -464,7 +464,7 @@ def _cause(obj, chain, upper, lower, scale) -> str:
         parent_scale = bones[parent.name].matrix.to_scale()
         if max(parent_scale) > (1.0 + 1e-5) * min(parent_scale):
             aim = bones.get(network.parts(upper.name, lower.name).aim)
-            track = aim.constraints.get("Aim") if aim is not None else None
+            track = aim.constraints.get(network.OWN_CONSTRAINTS["aim"][0]) if aim is not None else None
             if track is not None and track.owner_space != "CUSTOM":
                 return (
                     f"the uneven pose scale on '{parent.name}' above it is solved by networks built since "
