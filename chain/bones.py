@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bpy
 
+from ..compat import animation_fcurves
 from ..network import build as network
 
 
@@ -137,18 +138,31 @@ def constraint_path(bone: str, constraint: str) -> str:
     return f'pose.bones["{escape(bone)}"].constraints["{escape(constraint)}"]'
 
 
+def switch_paths(bone: str, constraint: str) -> tuple[str, str]:
+    """The data paths of what turns constraint ``constraint`` of pose bone ``bone`` on and off: its
+    Mute (what Rigify drives) and its Enabled (the same switch, as Blender names it now)."""
+    path = constraint_path(bone, constraint)
+    return f"{path}.mute", f"{path}.enabled"
+
+
 def enabled_driver(obj, bone: str, constraint: str):
     """The driver F-Curve that sets the Enabled (or Mute) of constraint ``constraint`` of pose bone
     ``bone``, or None."""
     animation = obj.animation_data
     if animation is None:
         return None
-    path = constraint_path(bone, constraint)
-    for prop in ("mute", "enabled"):
-        fcurve = animation.drivers.find(f"{path}.{prop}")
+    for path in switch_paths(bone, constraint):
+        fcurve = animation.drivers.find(path)
         if fcurve is not None:
             return fcurve
     return None
+
+
+def animated(obj, path: str, *, drivers: bool = True) -> bool:
+    """Whether data path ``path`` of ``obj`` is keyed (in its action or an NLA strip's) or, with
+    ``drivers``, driven."""
+    collections = animation_fcurves(obj)
+    return any(fcurves.find(path) is not None for fcurves in collections[0 if drivers else 1 :])
 
 
 def end_bone(chain, lower_bone):

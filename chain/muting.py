@@ -17,19 +17,8 @@ it is named in what :func:`mute` returns as refused.
 
 from __future__ import annotations
 
-from ..compat import animation_fcurves
 from ..network.layout import source
-from .bones import blender_ik_constraints, constraint_path, enabled_driver, ik_chain
-
-
-def _keyed(obj, bone: str, constraint: str) -> bool:
-    """Whether an action of ``obj`` (its own or an NLA strip's) keys the constraint's Enabled."""
-    path = constraint_path(bone, constraint)
-    return any(
-        fcurves.find(f"{path}.{prop}") is not None
-        for fcurves in animation_fcurves(obj)[1:]  # the first holds the drivers
-        for prop in ("mute", "enabled")
-    )
+from .bones import animated, blender_ik_constraints, enabled_driver, ik_chain, switch_paths
 
 
 def mute(obj, chain, constraints=None) -> tuple[list[str], list[str]]:
@@ -59,7 +48,7 @@ def mute(obj, chain, constraints=None) -> tuple[list[str], list[str]]:
         label = f"'{name}' on '{bone}'"
         if (bone, name) in recorded:
             continue
-        if _keyed(obj, bone, name):
+        if any(animated(obj, path, drivers=False) for path in switch_paths(bone, name)):
             refused.append(label)
             continue
         constraint = obj.pose.bones[bone].constraints[name]

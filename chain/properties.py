@@ -83,6 +83,7 @@ class TwoBoneIKMutedConstraint(bpy.types.PropertyGroup):
         ),
         default=-1,
         min=-1,
+        override=OVERRIDABLE,
     )
     was_enabled: BoolProperty(
         name="Was Enabled",

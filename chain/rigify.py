@@ -20,13 +20,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..compat import animation_fcurves
 from ..network import build as network
 from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones
 from ..network.layout import bone_path
 from . import muting
-from .bones import constraint_path, unique_name
+from .bones import animated, switch_paths, unique_name
 from .chains import chain_on_bone, chains_sharing_bones
 
 # Rigify's limb settings (custom properties of the limb's settings bone, e.g. ``thigh_parent.L``).
@@ -58,7 +57,7 @@ def is_rigify_rig(obj) -> bool:
 def _settings_bone(obj, lower: str, constraints) -> str:
     """The bone whose ``pole_vector`` the drivers of the IK constraints' Mute read ('' if none)."""
     drivers = obj.animation_data.drivers if obj.animation_data is not None else ()
-    paths = {f"{constraint_path(lower, name)}.{prop}" for name in constraints for prop in ("mute", "enabled")}
+    paths = {path for name in constraints for path in switch_paths(lower, name)}
     for fcurve in drivers:
         if fcurve.data_path not in paths:
             continue
@@ -104,11 +103,6 @@ def limbs(obj) -> list[Limb]:
     return found
 
 
-def _animated(obj, path: str) -> bool:
-    """Whether ``path`` of ``obj`` is keyed (its action or an NLA strip's) or driven."""
-    return any(fcurves.find(path) is not None for fcurves in animation_fcurves(obj))
-
-
 def _pole_on(obj, limb: Limb, changed: list, notes: list[tuple[str, str]]) -> None:
     """Pole Vector on on the limb's settings bone, where it is not animated: the chain always
     bends towards the pole control (docs/design.md, "Rigify limbs"), which Rigify shows only with
@@ -116,7 +110,7 @@ def _pole_on(obj, limb: Limb, changed: list, notes: list[tuple[str, str]]) -> No
     holder = obj.pose.bones.get(limb.settings) if limb.settings else None
     if holder is None or POLE_SWITCH not in holder.keys() or holder[POLE_SWITCH]:
         return
-    if _animated(obj, f'{bone_path(limb.settings)}["{POLE_SWITCH}"]'):
+    if animated(obj, f'{bone_path(limb.settings)}["{POLE_SWITCH}"]'):
         notes.append(
             (
                 "WARNING",
