@@ -122,5 +122,6 @@ extension, then disable the chain. Esc cancels and changes nothing"""
         chains = ", ".join(f"'{name}'" for name in names)
         self.report(
             {"INFO"},
-            f"Baked {chains} over frames {self.frame_start}-{self.frame_end} ({keys} keys); chain disabled",
+            f"Baked {chains} over frames {self.frame_start}-{self.frame_end} ({keys} keys); "
+            + ("chain disabled" if len(names) == 1 else "chains disabled"),
         )
