@@ -243,12 +243,19 @@ def target_point(chain) -> Vector | None:
 def _pole_warning(root: Vector, target: Vector, pole_hint: Vector, length: float) -> Status:
     """POLE_ON_LINE when the solver falls back to its axis (contract D2's test), POLE_NEAR when the
     pole is within POLE_NEAR_LINE x length of the root-target line, else CLEAN."""
-    forward = target - root
-    if forward.length <= SOLVER_TOLERANCE * length:
+    # In float64: mathutils is float32, where a far pole's cross product overflows.
+    forward = [target[axis] - root[axis] for axis in range(3)]
+    offset = [pole_hint[axis] - root[axis] for axis in range(3)]
+    forward_length = math.hypot(*forward)
+    if forward_length <= SOLVER_TOLERANCE * length:
         return CLEAN  # target at the root: the fold direction comes from the pole alone
-    offset = pole_hint - root
-    distance = offset.cross(forward).length / forward.length
-    if distance <= SOLVER_TOLERANCE * max(offset.length, length):
+    cross = (
+        offset[1] * forward[2] - offset[2] * forward[1],
+        offset[2] * forward[0] - offset[0] * forward[2],
+        offset[0] * forward[1] - offset[1] * forward[0],
+    )
+    distance = math.hypot(*cross) / forward_length
+    if distance <= SOLVER_TOLERANCE * max(math.hypot(*offset), length):
         return POLE_ON_LINE
     return POLE_NEAR if distance < POLE_NEAR_LINE * length else CLEAN
 
@@ -299,7 +306,9 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     target_point_ = to_armature @ target
     status = CLEAN
     if pole is None:
-        pole_hint = obj.pose.bones[names.hint].head.copy()
+        # The builder's rule for the hint bone (network.build.hint_offset), from the chain's rest:
+        # an edited hint bone then shows as a miss, not as the bend it gives.
+        pole_hint = frame @ network.hint_offset(upper, lower)
         status = NO_POLE
     else:
         pole_hint = to_armature @ pole
@@ -367,9 +376,56 @@ def read(chain) -> Reading:
         if own_cause or not miss <= SHEAR_TOLERANCE * length:  # a NaN pose misses too
             cause = own_cause or _cause(obj, chain, upper, lower, obj.matrix_world.to_scale())
             miss = max(miss, own_miss)
-            off = f"{miss:.3g} armature units off" if math.isfinite(miss) else "at a non-finite position, off"
-            return Reading(Status("OFF_TARGET", f"The chain is {off} its solve: {cause}"), False, too_close)
+            return Reading(_off_target(miss, "", cause), False, too_close)
+    elif values["enabled"] > 0.0 and values["influence"] > 0.0:
+        miss = _partial_miss(obj, upper, lower, values["influence"], joint_point, end_point)
+        if not miss <= SHEAR_TOLERANCE * length:
+            cause = _cause(obj, chain, upper, lower, obj.matrix_world.to_scale())
+            blended = f" blended by its influence ({values['influence']:.3g})"
+            return Reading(_off_target(miss, blended, cause), False, too_close)
     return Reading(status, reachable, too_close)
+
+
+def _off_target(miss: float, blended: str, cause: str) -> Status:
+    off = f"{miss:.3g} armature units off" if math.isfinite(miss) else "at a non-finite position, off"
+    return Status("OFF_TARGET", f"The chain is {off} its solve{blended}: {cause}")
+
+
+def _partial_miss(obj, upper, lower, weight: float, joint_point: Vector, end_point: Vector) -> float:
+    """How far a chain at influence ``weight`` (between 0 and 1) is off what it should show
+    (armature units): its network's solved lower bone against the solve, and, where no constraint
+    comes before the chain's own, its bones against their FK pose blended with the solved bones as
+    Blender blends a constraint's influence (in world space, by polar decomposition:
+    ``Matrix.lerp``)."""
+    bones = obj.pose.bones
+    names = network.parts(upper.name, lower.name)
+    solved = bones[names.lower]
+    slack = _joint_slack(bones[names.root].head, joint_point, end_point)
+    miss = max((solved.head - joint_point).length - slack, (solved.tail - end_point).length)
+    for bone in (upper, lower):
+        constraints = list(bones[bone.name].constraints)
+        ours = bones[bone.name].constraints.find(network.CONSTRAINT)
+        # Blender's IK is not in the stack's order: it poses the bones after every stack.
+        before = [c for c in constraints[: max(ours, 0)] if c.type not in ("IK", "SPLINE_IK")]
+        if any(c.enabled and c.influence > 0.0 for c in before):
+            return miss  # the FK pose the constraint blends is not the channels'
+    world = obj.matrix_world
+    to_armature = world.inverted()
+    parent = bones[upper.parent.name].matrix if upper.parent is not None else None
+    fk = pose.to_pose(upper, bones[upper.name].matrix_basis, parent)
+    upper_pose = to_armature @ (world @ fk).lerp(world @ bones[names.upper].matrix, weight)
+    fk = pose.to_pose(lower, bones[lower.name].matrix_basis, upper_pose)
+    full = solved.matrix
+    if network.lower_space(lower) == "LOCAL":
+        local = obj.convert_space(pose_bone=solved, matrix=solved.matrix, from_space="POSE", to_space="LOCAL")
+        full = pose.to_pose(lower, local, upper_pose)
+    lower_pose = to_armature @ (world @ fk).lerp(world @ full, weight)
+    for bone, expected_pose in ((upper, upper_pose), (lower, lower_pose)):
+        head = expected_pose.translation
+        tail = head + expected_pose.col[1].xyz * bone.length
+        posed = bones[bone.name]
+        miss = max(miss, (posed.head - head).length, (posed.tail - tail).length)
+    return miss
 
 
 # Float32 units in the last place the network's stored distances may be off by (its bones' data and
@@ -440,6 +496,12 @@ def _cause(obj, chain, upper, lower, scale) -> str:
         return (
             f"Blender's IK {iks[0]} poses its bones after every constraint stack, over the chain's: "
             "mute it (its Enabled), or remove the chain"
+        )
+    controls = obj.pose.bones[lower.name].constraints.get(network.CONTROLS_CONSTRAINT)
+    if controls is not None and controls.type == "IK" and controls.enabled and controls.influence > 0.0:
+        return (
+            f"the chain's '{controls.name}' on '{lower.name}', an IK kept muted to name the controls, "
+            "was turned on: turn it off, or run Pose > Two-Bone IK > Update Mechanism"
         )
     stopped = _stopped_driver(obj, chain)
     if stopped:
@@ -516,7 +578,7 @@ def cause(chain, reading: Reading) -> str:
     point = target_point(chain)
     if bone is None or reading.status.state == "ERROR" or point is None:
         return "NOT_SOLVED"
-    if reading.status.state == "OFF_TARGET" and settings.value(chain, "influence") >= 1.0:
+    if reading.status.state == "OFF_TARGET":
         return "CONSTRAINTS"
     upper = chain.id_data.pose.bones.get(chain.upper_bone)
     world = chain.id_data.matrix_world

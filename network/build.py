@@ -126,6 +126,22 @@ def rest_shape(upper, lower) -> RestShape:
     )
 
 
+class _RestBone(NamedTuple):
+    head: Vector
+    tail: Vector
+    matrix: Matrix
+
+
+def hint_offset(upper, lower) -> Vector:
+    """Where the hint bone's head is (the rest bend side, a chain length out) in the chain root's
+    rest frame, the upper bone's; ``upper``/``lower`` are the chain's data bones (``Bone``). The
+    readouts use it in place of the hint bone, so an edit of that bone shows."""
+    upper_rest = _RestBone(upper.head_local, upper.tail_local, upper.matrix_local)
+    shape = rest_shape(upper_rest, _RestBone(lower.head_local, lower.tail_local, lower.matrix_local))
+    hint = shape.head + shape.side * (shape.upper_length + shape.lower_length)
+    return upper.matrix_local.inverted() @ hint
+
+
 def _new_bone(bones, collection, name: str, matrix: Matrix, length: float, parent=None):
     """Replace (or make) edit bone ``name`` with rest ``matrix`` and ``length``, non-deforming.
     ``bones``: :class:`_EditBones`."""

@@ -11,7 +11,7 @@ import bpy
 
 from ..compat import animation_fcurves
 from .edit import can_add_bones, edit_bones, in_mode
-from .health import first_users, sharing, users_parts
+from .health import first_users, renamed_part, sharing, users_parts
 from .layout import (
     COLLECTION,
     CONSTRAINT,
@@ -65,8 +65,9 @@ def remove(obj, chains) -> None:
     drivers), and their bones (where the armature can be edited; not those that chains of
     other objects sharing the armature use, since such objects share its bones), all in one pass
     and one Edit Mode session. The chain bones then show their own channels: the animator's pose,
-    never written. A chain on an earlier chain's bones (:func:`sharing`) has no network of its
-    own: skipped."""
+    never written. A network bone renamed by hand (:func:`renamed_part`) is removed under its new
+    name. A chain on an earlier chain's bones (:func:`sharing`) has no network of its own:
+    skipped."""
     users = first_users(obj)
     chains = [chain for chain in chains if not sharing(obj, chain, users)]
     if not chains:
@@ -86,6 +87,8 @@ def remove(obj, chains) -> None:
             (child.name, END_CONSTRAINT) for child in (lower.children if lower is not None else ())
         }
     network = {name for chain_names in names for name in chain_names}
+    # A network bone renamed by hand (the status names it) goes too, with what is wired to it.
+    network |= {found[1] for chain in chains if (found := renamed_part(obj, chain)) is not None}
     # Objects sharing the armature (linked duplicates) share its bones: those their chains use stay.
     needed = users_parts(obj.data, skip=obj)
     present = [name for name in network if obj.data.bones.get(name) is not None and name not in needed]

@@ -174,3 +174,20 @@ def test_a_network_bone_renamed_by_hand_is_named_in_the_status_and_named_back(sc
     bpy.context.view_layer.update()
     assert chain.status == "", chain.status
     assert _solve_miss(obj, chain) < TOLERANCE * 2.0
+
+
+@pytest.mark.parametrize("part", ["aim", "hinge", "lower"])
+def test_remove_takes_a_network_bone_renamed_by_hand(scene, part):
+    """Remove on a chain whose network bone was renamed by hand (its status names it) used to leave
+    that bone with its constraint, driver and the network's bone collection, and a depsgraph error
+    on every rebuild. It goes under its new name now, and the FK pose is back."""
+    obj, _ = _leg()
+    name = getattr(package().network.build.parts("thigh", "shin"), part)
+    obj.data.bones[name].name = "renamed by hand"
+    bpy.context.view_layer.update()
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_remove(chain="shin") == {"FINISHED"}
+    assert {bone.name for bone in obj.data.bones} == {"thigh", "shin", "foot"}
+    assert not [c.name for bone in obj.pose.bones for c in bone.constraints]
+    assert not (obj.animation_data and len(obj.animation_data.drivers))
+    assert obj.data.collections_all.get("Two-Bone IK Mechanism") is None
