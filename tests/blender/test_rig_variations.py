@@ -7,9 +7,13 @@ import random
 import bpy
 import pytest
 from blender_rig import (
+    BASE_SHIN,
+    BASE_TARGET,
+    BASE_THIGH,
     MODULE,
     add_chain,
     assert_close,
+    base_rig,
     expected_handlers,
     handler_names,
     make_empty,
@@ -24,10 +28,8 @@ from mathutils import Euler, Matrix, Vector
 
 from solver import solve_two_bone_ik
 
-BASE_THIGH = ((0, 0, 0), (0, 1, 0))
-BASE_SHIN = ((0, 1, 0), (0, 2, 0))
 BASE_JOINT = (0.6, 0.7599342, 0.25)
-BASE_END = (1.2, 0.0, 0.5)
+BASE_END = BASE_TARGET  # the base rig (blender_rig.base_rig) reaches its target
 
 
 def expected_world(obj, chain):
@@ -43,13 +45,6 @@ def expected_world(obj, chain):
         tolerance=1e-6,
     )
     return obj.matrix_world @ Vector(result.joint), obj.matrix_world @ Vector(result.end), result.reachable
-
-
-def base_rig(**leg):
-    obj = make_leg(thigh=BASE_THIGH, shin=BASE_SHIN, **leg)
-    chain = add_chain(obj, make_empty("Target", BASE_END), make_empty("Pole", (1.2, 0.5, 0.5)))
-    bpy.context.view_layer.update()
-    return obj, chain
 
 
 TRANSFORMS = {
