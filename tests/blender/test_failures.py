@@ -15,16 +15,15 @@ import pytest
 from blender_rig import (
     UpdateProbe,
     add_chain,
-    add_chain_at,
     assert_close,
     assert_console_clean,
     base_rig,
     chain_length,
     delete_constraint,
     expected_world,
+    leg_with_chain,
     make_armature,
     make_empty,
-    make_leg,
     make_legs,
     marker_world,
     pose_snapshot,
@@ -50,12 +49,11 @@ def driver_never_raises(capfd):
 @pytest.fixture
 def legs(scene):
     """Armature "Leg" (to break) at the origin and a healthy "Other" 3 m along x, each with a solved chain."""
-    leg = make_leg("Leg")
-    add_chain_at(leg, (0.3, 0.1, 0.4), POLE)
-    other = make_leg("Other")
-    other.location = OTHER_OFFSET
+    leg, _ = leg_with_chain(name="Leg", target=(0.3, 0.1, 0.4), pole=POLE)
     at = [OTHER_OFFSET + Vector(point) for point in ((0.3, 0.0, 0.4), POLE)]
-    add_chain_at(other, *at, names=("Other Target", "Other Pole"))
+    other, _ = leg_with_chain(
+        name="Other", location=OTHER_OFFSET, target=at[0], pole=at[1], names=("Other Target", "Other Pole")
+    )
     return leg, other
 
 

@@ -75,8 +75,7 @@ def base_rig(shin_tail=BASE_SHIN[1], target=BASE_TARGET, pole=BASE_POLE, name: s
     ->``shin_tail`` (armature space, metres), with a chain added as a script does (:func:`add_chain_at`)
     on empties "Target" and "Pole" at world ``target`` and ``pole`` (``pole`` None for none); solved,
     Object Mode. Returns (armature object, chain)."""
-    obj = make_leg(name, thigh=BASE_THIGH, shin=(BASE_SHIN[0], shin_tail))
-    return obj, add_chain_at(obj, target, pole)
+    return leg_with_chain(leg_bones(BASE_THIGH, shin_tail), name, target=target, pole=pole)
 
 
 def add_chain(obj, target, pole, upper="thigh", lower="shin"):
@@ -296,6 +295,18 @@ def add_chain_at(
                 getattr(chain, which).location = point
     bpy.context.view_layer.update()
     return obj.two_bone_ik.chains[chain.name]
+
+
+def leg_with_chain(bones=None, name: str = "Leg", *, roll: float = 0.0, location=None, **chain):
+    """Armature ``name`` from ``bones`` (:func:`make_armature`; default :func:`leg_bones`, the bent
+    leg), every bone rolled by ``roll`` (radians), the object at world ``location`` (metres; default
+    the origin), with a chain added by :func:`add_chain_at` with ``chain`` (``target``, ``pole``,
+    ``controls``, ``upper``, ``lower``, ``names``). Object Mode, updated. Returns (armature object,
+    chain)."""
+    obj = make_armature(name, leg_bones() if bones is None else bones, roll=roll)
+    if location is not None:
+        obj.location = location
+    return obj, add_chain_at(obj, **chain)
 
 
 def set_pose(obj, rotations) -> None:
