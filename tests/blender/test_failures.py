@@ -21,6 +21,7 @@ from blender_rig import (
     chain_length,
     delete_constraint,
     expected_world,
+    leg_bones,
     leg_with_chain,
     make_armature,
     make_empty,
@@ -419,15 +420,7 @@ def test_vertex_parent_on_a_mesh_the_chain_deforms_is_a_cycle(scene):
 
 def test_broken_chain_never_stops_the_next_on_one_armature(scene):
     """Two chains on one armature: each way of breaking the first still lets the second solve."""
-    obj = make_armature(
-        "Legs",
-        [
-            ("thigh.L", (0.2, 0, 1), (0.2, 0.05, 0.5), None, False),
-            ("shin.L", (0.2, 0.05, 0.5), (0.2, 0, 0), "thigh.L", True),
-            ("thigh.R", (-0.2, 0, 1), (-0.2, 0.05, 0.5), None, False),
-            ("shin.R", (-0.2, 0.05, 0.5), (-0.2, 0, 0), "thigh.R", True),
-        ],
-    )
+    obj = make_armature("Legs", [*leg_bones(x=0.2, suffix=".L"), *leg_bones(x=-0.2, suffix=".R")])
     left_empties = make_empty("Target.L", (0.3, 0, 0.4)), make_empty("Pole.L", (0.2, 1, 0.5))
     right_empties = make_empty("Target.R", (-0.3, 0, 0.4)), make_empty("Pole.R", (-0.2, 1, 0.5))
     left = add_chain(obj, *left_empties, "thigh.L", "shin.L")
@@ -492,14 +485,7 @@ def test_invalid_target_rotation_with_end_rotation_is_an_error(scene, how):
     """End Rotation = Target with a NaN/zero target scale or NaN rotation is an ERROR naming the
     target, the animator's channels untouched; then it recovers. (Rewritten: the last pose is no
     longer kept. Blender's Copy Rotation copies what it gets: the state must say so.)"""
-    obj = make_armature(
-        "Leg",
-        [
-            ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False),
-            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
-            ("foot", (0, 0, 0), (0, -0.2, 0), "shin", True),
-        ],
-    )
+    obj = make_armature("Leg", leg_bones(foot_tail=(0, -0.2, 0)))
     target = make_empty("Target", (0.3, 0.1, 0.4))
     target.rotation_euler = (0.3, -0.2, 0.5)
     chain = add_chain(obj, target, make_empty("Pole", POLE))

@@ -24,6 +24,7 @@ from blender_rig import (
     fcurves,
     handler_names,
     keyframe_snapshot,
+    leg_bones,
     leg_with_chain,
     make_armature,
     make_empty,
@@ -481,17 +482,11 @@ def save_rig_library(path) -> None:
     scene = bpy.context.scene
     collection = bpy.data.collections.new("Rig")
     scene.collection.children.link(collection)
-    obj = make_armature(
-        "Leg",
-        [
-            ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False),
-            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
-            ("thigh.R", (0.5, 0, 1), (0.5, 0.05, 0.5), None, False),
-            ("shin.R", (0.5, 0.05, 0.5), (0.5, 0, 0), "thigh.R", True),
-            ("upper_arm", (1, 0, 1), (1, 0.05, 0.5), None, False),
-            ("forearm", (1, 0.05, 0.5), (1, 0, 0), "upper_arm", True),
-        ],
-    )
+    arm = [
+        ("upper_arm", (1, 0, 1), (1, 0.05, 0.5), None, False),
+        ("forearm", (1, 0.05, 0.5), (1, 0, 0), "upper_arm", True),
+    ]
+    obj = make_armature("Leg", [*leg_bones(), *leg_bones(x=0.5, suffix=".R"), *arm])
     target = make_empty("Target", (TARGET_X[1], *TARGET_YZ))
     pole = make_empty("Pole", POLE)
     key_target(target)

@@ -11,12 +11,15 @@ import re
 import bpy
 import pytest
 from blender_rig import (
+    BASE_SHIN,
+    BASE_THIGH,
     add_chain,
     assert_close,
     assert_console_clean,
     base_rig,
     fcurves,
     key_setting,
+    leg_bones,
     make_armature,
     make_empty,
     make_leg,
@@ -745,14 +748,8 @@ def test_select_target_and_pole(scene, role):
 
 def test_select_a_pole_bone(scene):
     """A pole that is a control bone of the same rig is selected as a bone, in Pose Mode."""
-    obj = make_armature(
-        "Leg",
-        [
-            ("thigh", (0, 0, 0), (0, 1, 0), None, False),
-            ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
-            ("knee_pole", (1.2, 0.5, 0.5), (1.2, 0.5, 0.7), None, False),
-        ],
-    )
+    knee_pole = ("knee_pole", (1.2, 0.5, 0.5), (1.2, 0.5, 0.7), None, False)
+    obj = make_armature("Leg", [*leg_bones(BASE_THIGH, BASE_SHIN[1]), knee_pole])
     chain = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), obj)
     chain.pole_bone = "knee_pole"
     select_only(obj, {"shin"})
@@ -1010,14 +1007,7 @@ def test_add_warns_when_the_new_chain_cannot_give_its_pose(scene, capfd):
     """A thigh scaled on its own channel, which the network does not read, is off the chain's
     solve: Add says so with the chain's status. (Rewritten: it was a parent's uneven scale, which
     the chain now solves exactly, docs/contract.md D6.)"""
-    obj = make_armature(
-        "Leg",
-        [
-            ("hip", (0, 0, 1.2), (0, 0, 1), None, False),
-            ("thigh", (0, 0, 1), (0, 0.05, 0.5), "hip", False),
-            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
-        ],
-    )
+    obj = make_armature("Leg", leg_bones(hips="hip"))
     obj.pose.bones["thigh"].scale = (1.0, 2.0, 1.0)
     select_only(obj, {"shin"})
     assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
