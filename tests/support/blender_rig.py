@@ -287,6 +287,9 @@ def add_chain_at(
 
         chain = add_chain(obj, control(names[0], target), control(names[1], pole), upper, lower)
     else:
+        assert controls == "EMPTIES" or (target is None and pole is None), (
+            "control bones stay where Add puts them"
+        )
         add_chain_with_operator(obj, lower, controls=controls)
         set_mode(obj, "OBJECT")
         chain = obj.two_bone_ik.chains[-1]
