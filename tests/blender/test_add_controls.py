@@ -8,8 +8,7 @@ on its controls. The parenting can be turned off.
 """
 
 import bpy
-from blender_rig import assert_close, make_leg_with_foot, make_legs, set_mode, world_tail
-from mathutils import Euler
+from blender_rig import assert_close, make_leg_with_foot, make_legs, set_mode, set_pose, world_tail
 
 TOLERANCE = 1e-5
 
@@ -27,9 +26,7 @@ def posed_leg():
     """The leg with a foot, moved, turned and bent by hand so nothing lines up with the world axes."""
     obj = make_leg_with_foot()
     obj.location, obj.rotation_euler = (0.5, -0.3, 0.2), (0.2, 0.1, 0.7)
-    for name, euler in (("thigh", (0.4, 0.0, 0.2)), ("shin", (0.9, 0.0, 0.0)), ("foot", (0.3, -0.5, 0.2))):
-        obj.pose.bones[name].rotation_quaternion = Euler(euler).to_quaternion()
-    bpy.context.view_layer.update()
+    set_pose(obj, {"thigh": (0.4, 0.0, 0.2), "shin": (0.9, 0.0, 0.0), "foot": (0.3, -0.5, 0.2)})
     return obj
 
 

@@ -14,9 +14,12 @@ chain in the list.
 import bpy
 import pytest
 from blender_rig import (
+    BASE_SHIN,
+    BASE_THIGH,
     add_chain,
     assert_close,
     delete_constraint,
+    leg_bones,
     make_armature,
     make_empty,
     marker_world,
@@ -30,12 +33,7 @@ from mathutils import Vector
 TOLERANCE = 1e-5  # x chain length (metres here: every chain below is 1 or 2 m long)
 
 # A leg of four connected bones along +Y: thigh/shin carry one chain, foot/toe the one below it.
-LEG = [
-    ("thigh", (0, 0, 0), (0, 1, 0), None, False),
-    ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
-    ("foot", (0, 2, 0), (0, 2.5, 0), "shin", True),
-    ("toe", (0, 2.5, 0), (0, 3, 0), "foot", True),
-]
+LEG = [*leg_bones(BASE_THIGH, BASE_SHIN[1], (0, 2.5, 0)), ("toe", (0, 2.5, 0), (0, 3, 0), "foot", True)]
 # Two arms holding one prop: the left hand's target is the right hand's bone.
 ARMS = [
     ("upper.R", (0, 0, 0), (0, 1, 0), None, False),

@@ -15,9 +15,9 @@ from blender_rig import (
     add_chain,
     assert_close,
     expected_world,
+    leg_with_chain,
     make_armature,
     make_empty,
-    make_leg,
     make_leg_with_foot,
     package,
     pose_snapshot,
@@ -34,10 +34,10 @@ TARGET, POLE = (0.2, 0.3, 0.3), (0.0, 1.0, 0.5)
 
 
 def leg(target=TARGET, pole=POLE):
-    """The default leg (hip (0,0,1), knee (0,0.05,0.5), ankle at the origin) with a chain; solved."""
-    obj = make_leg()
-    chain = add_chain(obj, make_empty("Target", target), make_empty("Pole", pole) if pole else None)
-    update()
+    """The default leg (hip (0,0,1), knee (0,0.05,0.5), ankle at the origin) with a chain
+    (blender_rig.leg_with_chain), updated once more; ``pole`` None for none. Solved."""
+    obj, chain = leg_with_chain(target=target, pole=pole)
+    bpy.context.view_layer.update()
     return obj, chain
 
 

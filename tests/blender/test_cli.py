@@ -15,14 +15,18 @@ import addon_utils
 import bpy
 import pytest
 from blender_rig import (
+    BASE_POLE,
+    BASE_SHIN,
+    BASE_TARGET,
+    BASE_THIGH,
     MODULE,
     add_chain,
+    add_chain_at,
     assert_close,
     exited_cleanly,
     fcurves,
+    leg_bones,
     make_armature,
-    make_empty,
-    make_leg,
     package,
     run_blender,
     world_tail,
@@ -36,20 +40,11 @@ def save_base_rig(path, *, animate: bool = False) -> None:
     (1.2,0.5,0.5)) to ``path``; with ``animate`` the target goes out of reach from frame 4 and a
     second, disabled chain "spare" is added on an arm of its own (a second chain on the leg's bones
     would be in ERROR: two networks cannot drive one bone)."""
+    bones = leg_bones(BASE_THIGH, BASE_SHIN[1])
     if animate:
-        obj = make_armature(
-            "Leg",
-            [
-                ("thigh", (0, 0, 0), (0, 1, 0), None, False),
-                ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
-                ("arm", (3, 0, 0), (3, 1, 0), None, False),
-                ("forearm", (3, 1, 0), (3, 2, 0), "arm", True),
-            ],
-        )
-    else:
-        obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
-    target = make_empty("Target", (1.2, 0, 0.5))
-    add_chain(obj, target, make_empty("Pole", (1.2, 0.5, 0.5)))
+        bones += [("arm", (3, 0, 0), (3, 1, 0), None, False), ("forearm", (3, 1, 0), (3, 2, 0), "arm", True)]
+    obj = make_armature("Leg", bones)
+    target = add_chain_at(obj, BASE_TARGET, BASE_POLE).target
     if animate:
         for frame, location in ((1, (1.2, 0, 0.5)), (3, (1.2, 0, 0.5)), (4, (3.0, 0, 0))):
             target.location = location

@@ -16,12 +16,14 @@ import bpy
 import pytest
 from blender_rig import (
     add_chain,
-    add_chain_with_operator,
+    add_chain_at,
     assert_close,
     exited_cleanly,
     expected_world,
     fcurves,
     key_setting,
+    leg_bones,
+    leg_with_chain,
     make_empty,
     make_leg,
     make_legs,
@@ -46,17 +48,7 @@ TOLERANCE = 1e-5
 def leg_with_foot():
     """The base leg with a connected ``foot`` under the shin, a chain added by the operator, target
     at TARGET; Object Mode."""
-    obj = make_leg()
-    set_mode(obj, "EDIT")
-    foot = obj.data.edit_bones.new("foot")
-    foot.head, foot.tail = (0, 0, 0), (0, -0.15, 0)
-    foot.parent, foot.use_connect = obj.data.edit_bones["shin"], True
-    set_mode(obj, "OBJECT")
-    chain = add_chain_with_operator(obj)
-    set_mode(obj, "OBJECT")
-    chain.target.location = TARGET
-    bpy.context.view_layer.update()
-    return obj, obj.two_bone_ik.chains[0]
+    return leg_with_chain(leg_bones(foot_tail=(0, -0.15, 0)), target=TARGET, controls="EMPTIES")
 
 
 def channels(obj, names=("thigh", "shin", "foot")) -> list[tuple[float, ...]]:
@@ -587,13 +579,15 @@ def test_unnamed_chains_made_by_script_drive_their_own_bones(scene):
 
 
 def legs_with_two_chains():
+    """make_legs with a chain on each leg added as a script does, target (x,1,1) and pole (x,1,-1)
+    (x = ±0.2, world). (The right chain is added after the left one's Update Mechanism, no longer
+    with both before one: Update Mechanism builds every chain's network to its spec either way.)"""
     obj = make_legs()
     for side, x in ((".L", 0.2), (".R", -0.2)):
-        chain = obj.two_bone_ik.chains.add()
-        chain.name, chain.upper_bone, chain.lower_bone = f"shin{side}", f"thigh{side}", f"shin{side}"
-        chain.target = make_empty(f"Target{side}", (x, 1.0, 1.0))
-        chain.pole = make_empty(f"Pole{side}", (x, 1.0, -1.0))
-    update_mechanism(obj)
+        names = (f"Target{side}", f"Pole{side}")
+        add_chain_at(
+            obj, (x, 1.0, 1.0), (x, 1.0, -1.0), upper=f"thigh{side}", lower=f"shin{side}", names=names
+        )
     update()
     return obj
 

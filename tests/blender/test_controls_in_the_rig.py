@@ -19,11 +19,13 @@ from blender_rig import (
     add_chain_with_operator,
     control_point,
     fcurves,
+    leg_bones,
     make_armature,
     move_control,
     package,
     run_blender,
     set_mode,
+    set_pose,
     world_tail,
 )
 from mathutils import Euler, Vector
@@ -35,20 +37,11 @@ CONTROLS = "IK Controls"
 def rig(root: bool = True):
     """Armature "Rig": a non-deforming ``root`` at the origin (when ``root``), hips, and a leg
     (thigh, shin, foot) bent at the knee; Pose Mode."""
-    bones = [
-        ("hips", (0, 0, 1.2), (0, 0, 1.0), "root" if root else None, False),
-        ("thigh", (0, 0, 1.0), (0, 0.05, 0.5), "hips", True),
-        ("shin", (0, 0.05, 0.5), (0, 0, 0.0), "thigh", True),
-        ("foot", (0, 0, 0.0), (0, -0.15, 0.0), "shin", True),
-    ]
-    if root:
-        bones.insert(0, ("root", (0, 0, 0), (0, 0.3, 0), None, False))
+    bones = leg_bones(foot_tail=(0, -0.15, 0), hips="hips", root="root" if root else None, connected=True)
     obj = make_armature("Rig", bones)
     if root:
         obj.data.bones["root"].use_deform = False
-    obj.pose.bones["thigh"].rotation_quaternion = Euler((0.3, 0.1, 0.0)).to_quaternion()
-    obj.pose.bones["shin"].rotation_quaternion = Euler((-0.6, 0.0, 0.1)).to_quaternion()
-    bpy.context.view_layer.update()
+    set_pose(obj, {"thigh": (0.3, 0.1, 0.0), "shin": (-0.6, 0.0, 0.1)})
     set_mode(obj, "POSE")
     return obj
 

@@ -35,7 +35,16 @@ from __future__ import annotations
 import addon_utils
 import bpy
 import pytest
-from blender_rig import add_chain, fcurves, make_armature, make_empty, package, set_mode, update_mechanism
+from blender_rig import (
+    add_chain,
+    fcurves,
+    leg_bones,
+    make_armature,
+    make_empty,
+    package,
+    set_mode,
+    update_mechanism,
+)
 
 FRAMES = range(1, 6)
 TOLERANCE = 1e-5  # metres
@@ -75,15 +84,11 @@ def build_rig(rootless: bool = False):
     bpy.ops.wm.read_homefile(use_empty=True)
     bones = [
         ("hip", (0, 0, 1.2), (0, 0, 1.0), None, False),
-        ("thigh", (0.1, 0, 1.0), (0.1, 0.05, 0.5), None if rootless else "hip", False),
-        ("shin", (0.1, 0.05, 0.5), (0.1, 0, 0.05), "thigh", True),
-        ("foot", (0.1, 0, 0.05), (0.1, -0.2, 0.0), "shin", True),
+        *leg_bones(
+            shin_tail=(0, 0, 0.05), foot_tail=(0, -0.2, 0.0), x=0.1, parent=None if rootless else "hip"
+        ),
     ]
-    obj = make_armature("Rig", bones)
-    set_mode(obj, "EDIT")
-    for bone in obj.data.edit_bones:
-        bone.roll = 0.3
-    set_mode(obj, "OBJECT")
+    obj = make_armature("Rig", bones, roll=0.3)
     # One quad along each bone, weighted to it: a skinned mesh (glTF writes a skeleton only for a
     # skinned armature; without it the bones become plain nodes).
     verts: list[tuple[float, float, float]] = []

@@ -17,12 +17,14 @@ from blender_rig import (
     add_chain,
     assert_close,
     assert_console_clean,
+    base_rig,
     chain_length,
     delete_constraint,
     expected_world,
+    leg_bones,
+    leg_with_chain,
     make_armature,
     make_empty,
-    make_leg,
     make_legs,
     marker_world,
     pose_snapshot,
@@ -48,13 +50,11 @@ def driver_never_raises(capfd):
 @pytest.fixture
 def legs(scene):
     """Armature "Leg" (to break) at the origin and a healthy "Other" 3 m along x, each with a solved chain."""
-    leg = make_leg("Leg")
-    add_chain(leg, make_empty("Target", (0.3, 0.1, 0.4)), make_empty("Pole", POLE))
-    other = make_leg("Other")
-    other.location = OTHER_OFFSET
-    other_target = make_empty("Other Target", OTHER_OFFSET + Vector((0.3, 0.0, 0.4)))
-    add_chain(other, other_target, make_empty("Other Pole", OTHER_OFFSET + Vector(POLE)))
-    bpy.context.view_layer.update()
+    leg, _ = leg_with_chain(name="Leg", target=(0.3, 0.1, 0.4), pole=POLE)
+    at = [OTHER_OFFSET + Vector(point) for point in ((0.3, 0.0, 0.4), POLE)]
+    other, _ = leg_with_chain(
+        name="Other", location=OTHER_OFFSET, target=at[0], pole=at[1], names=("Other Target", "Other Pole")
+    )
     return leg, other
 
 
@@ -265,7 +265,7 @@ def test_nan_influence_is_an_error_and_recovers(scene):
     """An influence set to NaN from Python is an ERROR naming it, the animator's channels untouched;
     a number again, it solves. (Rewritten: the last pose is no longer kept. Blender evaluates the
     network itself: a NaN constraint influence gives Blender's pose.)"""
-    obj, chain = straight_leg()
+    obj, chain = base_rig()
     before = channels(obj)
     chain.influence = math.nan
     chain.target.location = (0.4, 0.3, 0.2)
@@ -377,14 +377,6 @@ def test_dependency_cycle_is_an_error(legs, kind):
     assert_solved(leg, (0.2, -0.1, 0.35), POLE)
 
 
-def straight_leg():
-    """A leg along +Y (thigh (0, 0, 0)-(0, 1, 0), shin to (0, 2, 0)) with a solved chain; no "Other"."""
-    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
-    chain = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
-    bpy.context.view_layer.update()
-    return obj, chain
-
-
 def assert_cycle_refused(obj, chain, before) -> None:
     """Over a few updates the chain says it is in a cycle, and the animator's channels stay ``before``."""
     for _ in range(3):
@@ -397,7 +389,7 @@ def assert_cycle_refused(obj, chain, before) -> None:
 def test_armature_constraint_on_the_target_is_a_cycle(scene):
     """A target that follows the shin through an Armature constraint (constraint.targets) is refused as a
     cycle."""
-    obj, chain = straight_leg()
+    obj, chain = base_rig()
     before = channels(obj)
     constraint = chain.target.constraints.new("ARMATURE")
     item = constraint.targets.new()
@@ -408,7 +400,7 @@ def test_armature_constraint_on_the_target_is_a_cycle(scene):
 def test_vertex_parent_on_a_mesh_the_chain_deforms_is_a_cycle(scene):
     """A target vertex-parented to a mesh skinned by the shin is refused as a cycle; object parenting is
     not."""
-    obj, chain = straight_leg()
+    obj, chain = base_rig()
     mesh = bpy.data.meshes.new("Skin")
     mesh.from_pydata([(0, 2, 0), (0, 1, 0)], [], [])
     skin = bpy.data.objects.new("Skin", mesh)
@@ -428,15 +420,7 @@ def test_vertex_parent_on_a_mesh_the_chain_deforms_is_a_cycle(scene):
 
 def test_broken_chain_never_stops_the_next_on_one_armature(scene):
     """Two chains on one armature: each way of breaking the first still lets the second solve."""
-    obj = make_armature(
-        "Legs",
-        [
-            ("thigh.L", (0.2, 0, 1), (0.2, 0.05, 0.5), None, False),
-            ("shin.L", (0.2, 0.05, 0.5), (0.2, 0, 0), "thigh.L", True),
-            ("thigh.R", (-0.2, 0, 1), (-0.2, 0.05, 0.5), None, False),
-            ("shin.R", (-0.2, 0.05, 0.5), (-0.2, 0, 0), "thigh.R", True),
-        ],
-    )
+    obj = make_armature("Legs", [*leg_bones(x=0.2, suffix=".L"), *leg_bones(x=-0.2, suffix=".R")])
     left_empties = make_empty("Target.L", (0.3, 0, 0.4)), make_empty("Pole.L", (0.2, 1, 0.5))
     right_empties = make_empty("Target.R", (-0.3, 0, 0.4)), make_empty("Pole.R", (-0.2, 1, 0.5))
     left = add_chain(obj, *left_empties, "thigh.L", "shin.L")
@@ -501,14 +485,7 @@ def test_invalid_target_rotation_with_end_rotation_is_an_error(scene, how):
     """End Rotation = Target with a NaN/zero target scale or NaN rotation is an ERROR naming the
     target, the animator's channels untouched; then it recovers. (Rewritten: the last pose is no
     longer kept. Blender's Copy Rotation copies what it gets: the state must say so.)"""
-    obj = make_armature(
-        "Leg",
-        [
-            ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False),
-            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
-            ("foot", (0, 0, 0), (0, -0.2, 0), "shin", True),
-        ],
-    )
+    obj = make_armature("Leg", leg_bones(foot_tail=(0, -0.2, 0)))
     target = make_empty("Target", (0.3, 0.1, 0.4))
     target.rotation_euler = (0.3, -0.2, 0.5)
     chain = add_chain(obj, target, make_empty("Pole", POLE))

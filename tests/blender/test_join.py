@@ -9,11 +9,10 @@ from __future__ import annotations
 import bpy
 import pytest
 from blender_rig import (
-    add_chain_with_operator,
+    add_chain_at,
     expected_world,
     make_leg_with_foot,
     package,
-    set_mode,
     world_tail,
 )
 
@@ -22,13 +21,10 @@ TOLERANCE = 1e-5  # x chain length (2 m)
 
 def _legs():
     first = make_leg_with_foot("A")
-    add_chain_with_operator(first)
-    set_mode(first, "OBJECT")
+    add_chain_at(first, controls="EMPTIES")
     second = make_leg_with_foot("B")
     second.location.x = 2.0
-    add_chain_with_operator(second)
-    set_mode(second, "OBJECT")
-    chain = second.two_bone_ik.chains[0]
+    chain = add_chain_at(second, controls="EMPTIES")
     chain.twist, chain.softness, chain.end_rotation = 0.3, 0.2, "TARGET"
     return first, second
 

@@ -10,7 +10,7 @@ import math
 
 import bpy
 import pytest
-from blender_rig import add_chain_with_operator, fcurves, make_armature, set_mode
+from blender_rig import add_chain_with_operator, fcurves, leg_bones, make_armature, set_mode
 from mathutils import Matrix, Vector
 
 ANGLE = 1e-4  # rad
@@ -26,22 +26,12 @@ POSES = [
 ]
 
 
-def _leg(roll: float, suffix: str = "", x: float = 0.0):
-    """Bone specs of a bent leg with a foot, every bone rolled by ``roll`` (radians)."""
-    return [
-        (f"thigh{suffix}", (x, 0, 1), (x, 0.05, 0.5), None, False),
-        (f"shin{suffix}", (x, 0.05, 0.5), (x, 0, 0), f"thigh{suffix}", True),
-        (f"foot{suffix}", (x, 0, 0), (x, -0.15, 0), f"shin{suffix}", True),
-    ]
+FOOT_TAIL = (0, -0.15, 0)  # the bent leg's foot (blender_rig.leg_bones), from the ankle at the origin
 
 
 def _rig(roll: float):
-    obj = make_armature("Leg", _leg(roll))
-    set_mode(obj, "EDIT")
-    for bone in obj.data.edit_bones:
-        bone.roll = roll
-    set_mode(obj, "OBJECT")
-    return obj
+    """Armature "Leg": the bent leg with a foot, every bone rolled by ``roll`` (radians)."""
+    return make_armature("Leg", leg_bones(foot_tail=FOOT_TAIL), roll=roll)
 
 
 def _pose(obj, thigh, shin, suffix: str = "") -> None:
@@ -120,7 +110,8 @@ def test_snap_ik_to_fk_keeps_the_fk_orientations(scene, thigh, shin):
 
 
 def test_add_with_mirror_keeps_both_legs(scene):
-    bones = _leg(0.0, ".L", 0.2) + _leg(0.0, ".R", -0.2)
+    sides = ((".L", 0.2), (".R", -0.2))
+    bones = [bone for side, x in sides for bone in leg_bones(foot_tail=FOOT_TAIL, x=x, suffix=side)]
     obj = make_armature("Legs", bones)
     set_mode(obj, "EDIT")
     for bone in obj.data.edit_bones:

@@ -24,6 +24,8 @@ from blender_rig import (
     fcurves,
     handler_names,
     keyframe_snapshot,
+    leg_bones,
+    leg_with_chain,
     make_armature,
     make_empty,
     make_leg,
@@ -82,12 +84,10 @@ def key_target(target) -> None:
 
 def animated_leg():
     """The default leg with a pole and a target whose x is keyed 0.5 (frame 1) to 1.9 (frame 20)."""
-    obj = make_leg()
     target = make_empty("Target", (TARGET_X[1], *TARGET_YZ))
-    pole = make_empty("Pole", POLE)
     key_target(target)
-    chain = add_chain(obj, target, pole)
-    return obj, target, pole, chain
+    obj, chain = leg_with_chain(target=target, pole=POLE)
+    return obj, target, chain.pole, chain
 
 
 def target_at(target, frame: float) -> Vector:
@@ -321,9 +321,7 @@ def test_a_failed_enable_takes_back_what_it_registered(scene, monkeypatch):
 def save_leg_file(path, name: str, target_location) -> None:
     """A file holding one armature ``name`` with a chain whose target is ``<name> Target``."""
     bpy.ops.wm.read_homefile(use_empty=True)
-    obj = make_leg(name)
-    add_chain(obj, make_empty(f"{name} Target", target_location), make_empty(f"{name} Pole", POLE))
-    bpy.context.view_layer.update()
+    leg_with_chain(name=name, target=target_location, pole=POLE, names=(f"{name} Target", f"{name} Pole"))
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
 
 
@@ -484,17 +482,11 @@ def save_rig_library(path) -> None:
     scene = bpy.context.scene
     collection = bpy.data.collections.new("Rig")
     scene.collection.children.link(collection)
-    obj = make_armature(
-        "Leg",
-        [
-            ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False),
-            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
-            ("thigh.R", (0.5, 0, 1), (0.5, 0.05, 0.5), None, False),
-            ("shin.R", (0.5, 0.05, 0.5), (0.5, 0, 0), "thigh.R", True),
-            ("upper_arm", (1, 0, 1), (1, 0.05, 0.5), None, False),
-            ("forearm", (1, 0.05, 0.5), (1, 0, 0), "upper_arm", True),
-        ],
-    )
+    arm = [
+        ("upper_arm", (1, 0, 1), (1, 0.05, 0.5), None, False),
+        ("forearm", (1, 0.05, 0.5), (1, 0, 0), "upper_arm", True),
+    ]
+    obj = make_armature("Leg", [*leg_bones(), *leg_bones(x=0.5, suffix=".R"), *arm])
     target = make_empty("Target", (TARGET_X[1], *TARGET_YZ))
     pole = make_empty("Pole", POLE)
     key_target(target)

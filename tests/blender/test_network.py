@@ -24,6 +24,8 @@ from blender_rig import (
     add_chain_with_operator,
     exited_cleanly,
     key_setting,
+    leg_bones,
+    leg_with_chain,
     make_armature,
     make_empty,
     make_leg,
@@ -79,21 +81,11 @@ def spec(target, pole, **settings) -> SimpleNamespace:
 
 
 def leg(shin_tail=(0.0, 0.0, 0.0), roll=0.3):
-    """A hip-thigh-shin-foot armature, thigh 0.5 m, shin as given, bones rolled by ``roll``."""
-    obj = make_armature(
-        "Leg",
-        [
-            ("hips", (0, 0, 1.2), (0, 0, 1.0), None, False),
-            ("thigh", (0.1, 0, 1.0), (0.1, 0.05, 0.5), "hips", False),
-            ("shin", (0.1, 0.05, 0.5), shin_tail, "thigh", True),
-            ("foot", shin_tail, (shin_tail[0], shin_tail[1] - 0.2, shin_tail[2]), "shin", True),
-        ],
-    )
-    set_mode(obj, "EDIT")
-    for bone in obj.data.edit_bones:
-        bone.roll = roll
-    set_mode(obj, "OBJECT")
-    return obj
+    """A hip-thigh-shin-foot armature (blender_rig.leg_bones with hips): thigh (0.1,0,1)->(0.1,0.05,0.5),
+    shin to ``shin_tail``, foot 0.2 m back along -Y; bones rolled by ``roll``."""
+    foot_tail = (shin_tail[0], shin_tail[1] - 0.2, shin_tail[2])
+    bones = leg_bones(((0.1, 0, 1.0), (0.1, 0.05, 0.5)), shin_tail, foot_tail, hips="hips")
+    return make_armature("Leg", bones, roll=roll)
 
 
 def lengths(obj) -> tuple[float, float]:
@@ -410,18 +402,10 @@ def test_rest_pose_at_influence_zero_is_fk(rig):
 
 
 def leg_chain():
-    """A hip-thigh-shin leg with a chain added as a script does; returns (obj, chain)."""
-    obj = make_armature(
-        "Leg",
-        [
-            ("hip", (0, 0, 1.2), (0, 0, 1), None, False),
-            ("thigh", (0, 0, 1), (0, 0.05, 0.5), "hip", True),
-            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
-            ("other", (1, 0, 1.2), (1, 0, 1), None, False),
-        ],
-    )
-    chain = add_chain(obj, make_empty("Target", (0, 0.3, 0.3)), make_empty("Pole", (0, 2, 0.5)))
-    return obj, chain
+    """The bent leg under a connected "hip" (blender_rig.leg_bones) and an unparented "other" bone,
+    with a chain added as a script does; returns (obj, chain)."""
+    bones = [*leg_bones(hips="hip", connected=True), ("other", (1, 0, 1.2), (1, 0, 1), None, False)]
+    return leg_with_chain(bones, target=(0, 0.3, 0.3), pole=(0, 2, 0.5))
 
 
 def test_a_chain_bone_reparented_after_the_build_is_a_status(scene):

@@ -22,10 +22,11 @@ from blender_rig import (
     chain_snapshot,
     delete_constraint,
     keyframe_snapshot,
+    leg_bones,
     make_armature,
     set_mode,
+    set_pose,
 )
-from mathutils import Euler
 
 TARGET, POLE = "IK Target shin", "IK Pole shin"  # Add's control bones for the lower bone "shin"
 
@@ -37,19 +38,9 @@ def leg_rig(controls: str = "BONES"):
     """Armature "Rig": root, hips, and a leg (thigh, shin, foot) bent at the knee, hips keyed on
     frames 1 and 5 (scene range 1-5); one chain on shin made by Add with ``controls``; Pose Mode
     with shin active and selected."""
-    obj = make_armature(
-        "Rig",
-        [
-            ("root", (0, 0, 0), (0, 0.3, 0), None, False),
-            ("hips", (0, 0, 1.2), (0, 0, 1.0), "root", False),
-            ("thigh", (0.1, 0, 1.0), (0.1, 0.05, 0.5), "hips", False),
-            ("shin", (0.1, 0.05, 0.5), (0.1, 0, 0.0), "thigh", True),
-            ("foot", (0.1, 0, 0.0), (0.1, -0.15, 0.0), "shin", True),
-        ],
-    )
+    obj = make_armature("Rig", leg_bones(foot_tail=(0, -0.15, 0), x=0.1, hips="hips", root="root"))
     obj.data.bones["root"].use_deform = False
-    obj.pose.bones["thigh"].rotation_quaternion = Euler((0.3, 0.1, 0.0)).to_quaternion()
-    obj.pose.bones["shin"].rotation_quaternion = Euler((-0.6, 0.0, 0.1)).to_quaternion()
+    set_pose(obj, {"thigh": (0.3, 0.1, 0.0), "shin": (-0.6, 0.0, 0.1)})
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 5
     hips = obj.pose.bones["hips"]

@@ -11,11 +11,15 @@ import re
 import bpy
 import pytest
 from blender_rig import (
+    BASE_SHIN,
+    BASE_THIGH,
     add_chain,
     assert_close,
     assert_console_clean,
+    base_rig,
     fcurves,
     key_setting,
+    leg_bones,
     make_armature,
     make_empty,
     make_leg,
@@ -31,14 +35,6 @@ from blender_rig import (
 from mathutils import Euler, Matrix, Vector
 
 TOLERANCE = 1e-5  # metres, on chains about 2 m long
-
-
-def base_rig():
-    """Thigh (0,0,0)->(0,1,0), shin ->(0,2,0), target (1.2,0,0.5), pole (1.2,0.5,0.5): solved."""
-    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
-    add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
-    bpy.context.view_layer.update()
-    return obj
 
 
 def bone_positions(obj) -> dict:
@@ -245,27 +241,14 @@ def test_add_does_not_duplicate_a_chain(scene, capfd):
     assert "Already a chain on shin" in capfd.readouterr().out
 
 
-def leg_with_foot_posed():
-    """Armature "Leg": thigh (0,0,0)->(0,1,0), shin ->(0,2,0), foot ->(0,2.5,0), all connected,
-    shin and foot bent (so a chain on either could solve)."""
-    obj = make_armature(
-        "Leg",
-        [
-            ("thigh", (0, 0, 0), (0, 1, 0), None, False),
-            ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
-            ("foot", (0, 2, 0), (0, 2.5, 0), "shin", True),
-        ],
-    )
-    obj.pose.bones["shin"].rotation_quaternion = (0.95, 0.3, 0, 0)
-    obj.pose.bones["foot"].rotation_quaternion = (0.95, 0.3, 0, 0)
-    return obj
-
-
 @pytest.mark.parametrize("first, second", [("shin", "foot"), ("foot", "shin")])
 def test_add_refuses_a_chain_sharing_a_bone(scene, capfd, first, second):
     """A chain whose upper or lower bone is already a bone of another chain is not added: it warns,
-    adds no empties, and the existing chain keeps solving alone."""
-    obj = leg_with_foot_posed()
+    adds no empties, and the existing chain keeps solving alone. The leg's foot ends at (0,2.5,0);
+    shin and foot are bent so that a chain on either could solve."""
+    obj = make_leg_with_foot(foot_tail=(0, 2.5, 0))
+    for name in ("shin", "foot"):
+        obj.pose.bones[name].rotation_quaternion = (0.95, 0.3, 0, 0)
     select_only(obj, {first})
     assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}
     capfd.readouterr()
@@ -447,7 +430,7 @@ def test_remove_a_broken_chain_shows_the_fk_pose(scene, broken):
     """A chain whose bone is renamed, deleted or unset can still be removed: its bones show their FK
     pose, exactly their channels, and none of its mechanism bones, constraints or drivers is left.
     (Restore FK Pose's "nothing to restore" warning is gone: the chain never writes the channels.)"""
-    obj = base_rig()
+    obj, _ = base_rig()
     pose_fk(obj)
     chain = obj.two_bone_ik.chains[0]
     if broken == "renamed lower bone":
@@ -471,7 +454,7 @@ def test_remove_a_broken_chain_shows_the_fk_pose(scene, broken):
 
 def test_remove_a_named_chain(scene):
     """The chain property picks the chain to remove instead of the active one."""
-    obj = base_rig()
+    obj, _ = base_rig()
     add_chain(obj, None, None).name = "spare"
     obj.two_bone_ik.active_chain_index = 0
     assert run(bpy.ops.pose.two_bone_ik_remove, obj, chain="spare") == {"FINISHED"}
@@ -516,7 +499,7 @@ def test_remove_keeps_each_chains_animation(scene):
 
 def test_remove_undo_and_redo(scene):
     """Undo brings the chain and its empties back, solving; redo removes them again."""
-    obj = base_rig()
+    obj, _ = base_rig()
     push_before()
     assert run(bpy.ops.pose.two_bone_ik_remove, obj, delete_empties=True) == {"FINISHED"}
 
@@ -546,7 +529,7 @@ def pose_fk(obj) -> None:
 
 def test_snap_ik_to_fk_then_enable_changes_nothing(scene):
     """Snap IK to FK on a disabled, hand-posed chain: enabling it then moves and turns no bone."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     chain.enabled = False
     pose_fk(obj)
@@ -567,7 +550,7 @@ def test_snap_ik_to_fk_then_enable_changes_nothing(scene):
 
 def test_snap_ik_to_fk_on_an_enabled_blended_chain(scene):
     """Snap IK to FK on a chain at influence 0.4: afterwards every influence shows the FK pose."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     pose_fk(obj)
     chain.influence = 0.0
@@ -597,7 +580,7 @@ def test_snap_ik_to_fk_turns_a_target_the_foot_follows(scene):
 
 def test_snap_fk_to_ik_then_disable_changes_nothing(scene):
     """Snap FK to IK at influence 0.6: influence 0, 1 or a disabled chain all show the full solve."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     solved = bone_positions(obj)
     pose_fk(obj)
@@ -618,7 +601,7 @@ def test_snap_fk_to_ik_with_auto_keying_keys_the_rotations(scene, monkeypatch):
     """With Auto Keying on, Snap FK to IK keys the chain bones' rotations at the current frame (with
     "Only Insert Available" off, which Blender 5.2 turns on by default)."""
     monkeypatch.setattr(bpy.context.preferences.edit, "use_keyframe_insert_available", False)
-    obj = base_rig()
+    obj, _ = base_rig()
     scene.tool_settings.use_keyframe_insert_auto = True
     scene.frame_set(4)
     assert run(bpy.ops.pose.two_bone_ik_snap_fk_to_ik, obj) == {"FINISHED"}
@@ -633,7 +616,7 @@ def test_snap_fk_to_ik_with_auto_keying_keys_the_rotations(scene, monkeypatch):
 
 def test_snap_reports_a_chain_without_target(scene):
     """Snapping a chain that has no target changes nothing and says why."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     target = chain.target
     chain.target = None
@@ -689,7 +672,7 @@ def _object_state() -> dict:
 def test_snap_refuses_a_chain_it_cannot_snap_and_moves_nothing(scene, how, status, operator):
     """A target or pole the status refuses (the rig itself, a misspelt bone, a cycle): both snaps
     stop with the chain's status and move no object, no bone and no rig, with Auto Keying on too."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     chain.enabled = False
     pose_fk(obj)
@@ -705,7 +688,7 @@ def test_snap_refuses_a_chain_it_cannot_snap_and_moves_nothing(scene, how, statu
 
 def test_snap_refuses_a_zero_scale_armature(scene):
     """Snap IK to FK on an armature scaled to zero refuses with the chain's status and moves nothing."""
-    obj = base_rig()
+    obj, _ = base_rig()
     obj.scale = (1, 0, 1)
     bpy.context.view_layer.update()
     before = _object_state()
@@ -716,7 +699,7 @@ def test_snap_refuses_a_zero_scale_armature(scene):
 
 def test_select_refuses_a_misspelt_bone(scene):
     """Select Target with a misspelt target bone on another rig says so; the rig is not selected instead."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     _break_chain(obj, chain, "target bone misspelt on another rig")
     set_mode(obj, "POSE")
@@ -728,7 +711,7 @@ def test_select_refuses_a_misspelt_bone(scene):
 
 def test_snap_undo_and_redo(scene):
     """Undo after Snap IK to FK puts the target back; redo snaps it again."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     chain.enabled = False
     pose_fk(obj)
@@ -751,7 +734,7 @@ def test_snap_undo_and_redo(scene):
 @pytest.mark.parametrize("role", ["target", "pole"])
 def test_select_target_and_pole(scene, role):
     """Select Target/Pole leaves Pose Mode, selects only the empty, makes it active; the panel stays."""
-    obj = base_rig()
+    obj, _ = base_rig()
     set_mode(obj, "POSE")
     obj.select_set(True)
     operator = getattr(bpy.ops.pose, f"two_bone_ik_select_{role}")
@@ -765,14 +748,8 @@ def test_select_target_and_pole(scene, role):
 
 def test_select_a_pole_bone(scene):
     """A pole that is a control bone of the same rig is selected as a bone, in Pose Mode."""
-    obj = make_armature(
-        "Leg",
-        [
-            ("thigh", (0, 0, 0), (0, 1, 0), None, False),
-            ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
-            ("knee_pole", (1.2, 0.5, 0.5), (1.2, 0.5, 0.7), None, False),
-        ],
-    )
+    knee_pole = ("knee_pole", (1.2, 0.5, 0.5), (1.2, 0.5, 0.7), None, False)
+    obj = make_armature("Leg", [*leg_bones(BASE_THIGH, BASE_SHIN[1]), knee_pole])
     chain = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), obj)
     chain.pole_bone = "knee_pole"
     select_only(obj, {"shin"})
@@ -786,7 +763,7 @@ def test_select_a_pole_bone(scene):
 def test_select_target_of_a_hidden_armature_in_pose_mode_is_a_report(scene):
     """An armature hidden in the viewport cannot leave Pose Mode: Select Target says so and changes
     nothing (no traceback)."""
-    obj = base_rig()
+    obj, _ = base_rig()
     set_mode(obj, "POSE")
     obj.hide_viewport = True
     with pytest.raises(RuntimeError, match="cannot leave Pose Mode") as raised:
@@ -805,7 +782,7 @@ def test_select_a_pole_bone_of_a_linked_armature_is_a_report(scene, tmp_path):
     with bpy.data.libraries.load(path, link=True) as (_, linked):
         linked.objects = ["Prop"]
     scene.collection.objects.link(linked.objects[0])
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     chain.pole, chain.pole_bone = linked.objects[0], "ctrl"
     set_mode(obj, "POSE")
@@ -817,7 +794,7 @@ def test_select_a_pole_bone_of_a_linked_armature_is_a_report(scene, tmp_path):
 
 def test_select_poll_without_pole(scene):
     """Select Pole cannot run for a chain without a pole, and says so."""
-    obj = base_rig()
+    obj, _ = base_rig()
     obj.two_bone_ik.chains[0].pole = None
     with bpy.context.temp_override(active_object=obj, object=obj):
         assert bpy.ops.pose.two_bone_ik_select_target.poll()
@@ -828,7 +805,7 @@ def test_select_poll_without_pole(scene):
 
 def test_select_undo_and_redo(scene):
     """Undo after Select Target gives back the armature in Pose Mode; redo selects the target again."""
-    obj = base_rig()
+    obj, _ = base_rig()
     set_mode(obj, "POSE")
     push_before()
     assert run(bpy.ops.pose.two_bone_ik_select_target, obj) == {"FINISHED"}
@@ -1030,14 +1007,7 @@ def test_add_warns_when_the_new_chain_cannot_give_its_pose(scene, capfd):
     """A thigh scaled on its own channel, which the network does not read, is off the chain's
     solve: Add says so with the chain's status. (Rewritten: it was a parent's uneven scale, which
     the chain now solves exactly, docs/contract.md D6.)"""
-    obj = make_armature(
-        "Leg",
-        [
-            ("hip", (0, 0, 1.2), (0, 0, 1), None, False),
-            ("thigh", (0, 0, 1), (0, 0.05, 0.5), "hip", False),
-            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
-        ],
-    )
+    obj = make_armature("Leg", leg_bones(hips="hip"))
     obj.pose.bones["thigh"].scale = (1.0, 2.0, 1.0)
     select_only(obj, {"shin"})
     assert run(bpy.ops.pose.two_bone_ik_add, obj) == {"FINISHED"}

@@ -12,8 +12,14 @@ import re
 import bpy
 import pytest
 from blender_rig import (
+    BASE_POLE,
+    BASE_SHIN,
+    BASE_TARGET,
+    BASE_THIGH,
     add_chain,
+    add_chain_at,
     assert_close,
+    base_rig,
     expected_world,
     fcurves,
     key_setting,
@@ -29,17 +35,6 @@ from blender_rig import (
 from mathutils import Matrix
 
 TOLERANCE = 1e-5  # metres, on chains about 2 m long
-
-
-def base_rig(rotation_mode: str = "QUATERNION"):
-    """The base rig of the later cases: thigh (0,0,0)->(0,1,0), shin ->(0,2,0), target (1.2,0,0.5),
-    pole (1.2,0.5,0.5), one chain, solved."""
-    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
-    for pose_bone in obj.pose.bones:
-        pose_bone.rotation_mode = rotation_mode
-    add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
-    bpy.context.view_layer.update()
-    return obj
 
 
 def key_location(obj, frames_locations, interpolation: str = "BEZIER") -> None:
@@ -92,7 +87,7 @@ def key_frames(fcurve) -> list[float]:
 
 def test_bake_plays_the_live_pose_on_every_frame(scene):
     """Baking the scene range keys every frame; disabled, each frame shows the live solve to 1e-5 m."""
-    obj = base_rig()
+    obj, _ = base_rig()
     target = bpy.data.objects["Target"]
     key_location(target, [(1, (0.5, 0, 0.5)), (10, (1.9, 0.3, 0.2)), (20, (0.2, -0.4, 1.1))])
     scene.frame_start, scene.frame_end = 1, 20
@@ -112,7 +107,7 @@ def test_bake_plays_the_live_pose_on_every_frame(scene):
 def test_bake_plays_animated_twist_and_softness(scene):
     """Keyed twist and softness (and a target sliding out of reach): the baked keys play the live
     solve of every frame."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     key_location(bpy.data.objects["Target"], [(1, (0.5, 0, 0.5)), (12, (3.0, 0.5, 0.2))])
     for frame, twist, softness in ((1, 0.0, 0.0), (12, 1.2, 0.4)):
@@ -125,8 +120,12 @@ def test_bake_plays_animated_twist_and_softness(scene):
 
 
 def test_bake_then_disable_matches_out_of_reach_and_euler(scene):
-    """An unreachable stretch and Euler bones bake to the same pose as the live clamp."""
-    obj = base_rig("XYZ")
+    """An unreachable stretch and Euler bones bake to the same pose as the live clamp: the base rig
+    with its bones in XYZ Euler before the chain is added."""
+    obj = make_leg(thigh=BASE_THIGH, shin=BASE_SHIN)
+    for pose_bone in obj.pose.bones:
+        pose_bone.rotation_mode = "XYZ"
+    add_chain_at(obj, BASE_TARGET, BASE_POLE)
     target = bpy.data.objects["Target"]
     key_location(target, [(1, (1.2, 0, 0.5)), (12, (3.0, 1.0, -1.0))])
     live = live_positions(obj, range(1, 13))
@@ -138,7 +137,7 @@ def test_bake_then_disable_matches_out_of_reach_and_euler(scene):
 
 def test_baked_slot_is_bound(scene):
     """The baked slot is bound to the armature, so the keys play: every frame shows the live solve."""
-    obj = base_rig()
+    obj, _ = base_rig()
     target = bpy.data.objects["Target"]
     key_location(target, [(1, (1.2, 0, 0.5)), (10, (1.5, 0, 0.8))])
     live = live_positions(obj, range(1, 11))
@@ -154,7 +153,7 @@ def test_baked_slot_is_bound(scene):
 
 def test_bake_into_an_action_that_animates_another_object(scene):
     """Baking into an action that animates the target keeps its keys and adds the armature's own slot."""
-    obj = base_rig()
+    obj, _ = base_rig()
     target = bpy.data.objects["Target"]
     key_location(target, [(1, (1.2, 0, 0.5)), (10, (1.5, 0, 0.8))])
     action = target.animation_data.action
@@ -176,7 +175,7 @@ def test_bake_into_an_action_that_animates_another_object(scene):
 
 def test_rebake_part_of_a_range(scene):
     """Re-baking 5-15 of a 1-30 bake replaces only those keys, once per frame, with the new solve."""
-    obj = base_rig()
+    obj, _ = base_rig()
     target = bpy.data.objects["Target"]
     key_location(target, [(1, (1.2, 0, 0.5)), (10, (0.9, 0.4, 0.9)), (30, (0.4, 1.0, -0.3))])
     assert run_bake(obj, frame_start=1, frame_end=30) == {"FINISHED"}
@@ -211,7 +210,7 @@ def test_bake_continuity(scene, rotation_mode):
     """An orbiting pole bakes with no channel jumping over 0.2 rad; frame 10.5 is on the solve ±1e-3."""
     # At frame 10.5, t = 95°: the thigh tail is (0.6 cos 95°, 0.8, 0.6 sin 95°) = (-0.0523, 0.8, 0.5977).
     # (x is negative: cos 95° < 0 on the orbit (cos t, 0.8, sin t).)
-    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
+    obj = make_leg(thigh=BASE_THIGH, shin=BASE_SHIN)
     obj.pose.bones["thigh"].rotation_mode = rotation_mode
     pole = make_empty("Pole", (1, 0.8, 0))
     add_chain(obj, make_empty("Target", (0, 1.6, 0)), pole)
@@ -286,7 +285,7 @@ def test_bake_all_chains(scene):
 
 def test_bake_undo_restores_the_chain_and_removes_the_keys(scene):
     """Undo after a bake: no keys, the chain enabled and solving again; redo brings the bake back."""
-    obj = base_rig()
+    obj, _ = base_rig()
     key_location(bpy.data.objects["Target"], [(1, (1.2, 0, 0.5)), (5, (0.4, 1.2, 0.6))])
     bpy.ops.ed.undo_push(message="Before")
     bpy.ops.ed.undo_push(message="Before")
@@ -304,7 +303,7 @@ def test_bake_undo_restores_the_chain_and_removes_the_keys(scene):
 
 def test_cancelled_bake_changes_nothing(scene):
     """Cancelling a bake part-way (Esc) keys nothing and puts back the chains and the frame."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     chain.enabled = False
     scene.frame_set(3)
@@ -324,7 +323,7 @@ def test_channels_under_a_constraint_before_the_chains_are_refused(scene, operat
     """A constraint before the chain's on a chain bone (as Rigify's ORG bones carry Copy Transforms)
     is overridden while the chain is on and sets the bone once it is off: Bake, Apply and Snap FK
     to IK cannot give the chain's pose through channels there, so they say so and change nothing."""
-    obj = base_rig()
+    obj, _ = base_rig()
     control = make_empty("FK control", (0, 0, 0))
     shin = obj.pose.bones["shin"]
     copy = shin.constraints.new("COPY_ROTATION")
@@ -345,7 +344,7 @@ def test_channels_under_a_constraint_before_the_chains_are_refused(scene, operat
 def test_bake_refuses_an_armature_outside_the_scene(scene):
     """Frames set in a scene do not evaluate an armature of another scene: Bake there says so and
     keys nothing."""
-    obj = base_rig()
+    obj, _ = base_rig()
     other = bpy.data.scenes.new("Other")
     with bpy.context.temp_override(scene=other, active_object=obj, object=obj):
         with pytest.raises(RuntimeError, match="is not in the scene 'Other'"):
@@ -355,7 +354,7 @@ def test_bake_refuses_an_armature_outside_the_scene(scene):
 
 def test_bake_refuses_an_empty_range(scene):
     """An end frame before the start frame is refused with a message; nothing is keyed."""
-    obj = base_rig()
+    obj, _ = base_rig()
     with pytest.raises(RuntimeError, match="before the start frame"):
         run_bake(obj, frame_start=10, frame_end=5)
     assert fcurves(obj) == []  # no key (the armature's animation data holds the chain's drivers)
@@ -392,7 +391,7 @@ def bone_rotation_curves(obj) -> list:
 def test_bake_refuses_a_chain_that_cannot_solve(scene, how, status):
     """A chain the network cannot solve (its status is a failure) is not baked: the bake is refused
     with the chain's status, nothing is keyed, the chain stays enabled and the frame is kept."""
-    obj = base_rig()
+    obj, _ = base_rig()
     chain = obj.two_bone_ik.chains[0]
     target = chain.target
     if how == "target is the armature":
@@ -456,7 +455,7 @@ def test_bake_refuses_frames_outside_blenders_range(scene):
     with nothing keyed, and a range up to the last frame bakes that frame's own solve."""
     bake = package().animation.bake
     assert (bake.FRAME_MIN, bake.FRAME_MAX) == (-1048574, 1048574)
-    obj = base_rig()
+    obj, _ = base_rig()
     target = bpy.data.objects["Target"]
     key_location(target, [(1048570, (1.2, 0, 0.5)), (1048580, (0.2, 0, 0.5))], interpolation="LINEAR")
     for start, end, frame in ((1048572, 1048578, "end frame 1048578"), (-1048575, 1, "start frame -1048575")):
@@ -495,7 +494,7 @@ def walk_strip(obj, blend_type: str = "REPLACE"):
 def test_bake_in_nla_tweak_mode_keys_the_strips_own_time(scene):
     """Baking scene frames 11 to 20 while tweaking a strip that starts at 11 keys the action at its
     own frames 1 to 10; out of tweak mode, with the chain off, frames 11 to 20 play the live solve."""
-    obj = base_rig()
+    obj, _ = base_rig()
     target = obj.two_bone_ik.chains[0].target
     key_location(target, [(11, (1.2, 0.0, 0.5)), (20, (0.4, 0.6, 1.1))])
     walk = walk_strip(obj)
@@ -516,7 +515,7 @@ def test_bake_in_nla_tweak_mode_keys_the_strips_own_time(scene):
 def test_bake_over_nla_strips_refuses_a_blend_it_cannot_reproduce(scene, blend_type):
     """The active action adds or combines over an NLA strip below it: the bake refuses with the
     reason and writes nothing."""
-    obj = base_rig()
+    obj, _ = base_rig()
     walk_strip(obj)
     obj.animation_data.use_tweak_mode = False
     obj.animation_data.action = bpy.data.actions.new("Layer")
@@ -540,7 +539,7 @@ def test_bake_in_tweak_mode_refuses_strips_keys_cannot_reproduce(scene, layout, 
     """In tweak mode: a repeated strip, a strip blending in, an action used by two strips, or a
     track above that plays over the range would each make the keys play back something else: the
     bake refuses with the reason and writes nothing."""
-    obj = base_rig()
+    obj, _ = base_rig()
     walk = walk_strip(obj)
     animation = obj.animation_data
     animation.use_tweak_mode = False

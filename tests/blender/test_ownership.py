@@ -11,7 +11,7 @@ import pytest
 from blender_rig import (
     add_chain_with_operator,
     expected_world,
-    make_armature,
+    make_legs,
     package,
     set_mode,
     solve_miss,
@@ -26,14 +26,7 @@ TOLERANCE = 1e-5  # m, legs about 2 m long
 def _leg():
     """Armature "Legs": a hips bone parenting thigh.L/shin.L, bent a little so the rest bend plane
     is defined, with a chain added by the operator."""
-    obj = make_armature(
-        "Legs",
-        [
-            ("hips", (0, -0.5, 0), (0, 0, 0), None, False),
-            ("thigh.L", (0.2, 0, 0), (0.2, 1, 0.05), "hips", False),
-            ("shin.L", (0.2, 1, 0.05), (0.2, 2, 0), "thigh.L", True),
-        ],
-    )
+    obj = make_legs(right=None, hips=True, bend=0.05)
     add_chain_with_operator(obj, "shin.L")
     return obj
 
@@ -103,16 +96,7 @@ def test_copied_constraints_on_bones_of_no_chain_are_shown(scene):
 
 def _legs():
     """Armature "Legs" with a chain on each leg (hips -> thigh.L/.R -> shin.L/.R), targets raised."""
-    obj = make_armature(
-        "Legs",
-        [
-            ("hips", (0, -0.5, 0), (0, 0, 0), None, False),
-            ("thigh.L", (0.2, 0, 0), (0.2, 1, 0.05), "hips", False),
-            ("shin.L", (0.2, 1, 0.05), (0.2, 2, 0), "thigh.L", True),
-            ("thigh.R", (-0.2, 0, 0), (-0.2, 1, 0.05), "hips", False),
-            ("shin.R", (-0.2, 1, 0.05), (-0.2, 2, 0), "thigh.R", True),
-        ],
-    )
+    obj = make_legs(hips=True, bend=0.05)
     add_chain_with_operator(obj, "shin.L")
     add_chain_with_operator(obj, "shin.R")
     set_mode(obj, "OBJECT")

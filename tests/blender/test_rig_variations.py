@@ -7,11 +7,17 @@ import random
 import bpy
 import pytest
 from blender_rig import (
+    BASE_SHIN,
+    BASE_TARGET,
+    BASE_THIGH,
     MODULE,
     add_chain,
     assert_close,
+    base_rig,
     expected_handlers,
     handler_names,
+    leg_bones,
+    leg_with_chain,
     make_empty,
     make_leg,
     package,
@@ -24,10 +30,8 @@ from mathutils import Euler, Matrix, Vector
 
 from solver import solve_two_bone_ik
 
-BASE_THIGH = ((0, 0, 0), (0, 1, 0))
-BASE_SHIN = ((0, 1, 0), (0, 2, 0))
 BASE_JOINT = (0.6, 0.7599342, 0.25)
-BASE_END = (1.2, 0.0, 0.5)
+BASE_END = BASE_TARGET  # the base rig (blender_rig.base_rig) reaches its target
 
 
 def expected_world(obj, chain):
@@ -43,13 +47,6 @@ def expected_world(obj, chain):
         tolerance=1e-6,
     )
     return obj.matrix_world @ Vector(result.joint), obj.matrix_world @ Vector(result.end), result.reachable
-
-
-def base_rig(**leg):
-    obj = make_leg(thigh=BASE_THIGH, shin=BASE_SHIN, **leg)
-    chain = add_chain(obj, make_empty("Target", BASE_END), make_empty("Pole", (1.2, 0.5, 0.5)))
-    bpy.context.view_layer.update()
-    return obj, chain
 
 
 TRANSFORMS = {
@@ -564,8 +561,10 @@ def test_upper_bone_inherit_settings_changed_after_the_build_is_a_status_until_u
     """The root bone copies the upper bone's inherit settings when it is built: Inherit Scale set
     to None afterwards (under a scaled hip) is named in the status, and Update Mechanism rebuilds
     the chain to the bones' lengths."""
-    obj = _leg_under_hip()
-    chain = obj.two_bone_ik.chains[0]
+    # The bent leg under a connected hip, target below the knee's side, pole in front.
+    obj, chain = leg_with_chain(
+        leg_bones(hips="hip", connected=True), target=(0.1, -0.3, 0.3), pole=(0, 1, 0.5)
+    )
     obj.data.bones["thigh"].inherit_scale = "NONE"
     obj.pose.bones["hip"].scale = (1.5, 1.5, 1.5)
     bpy.context.view_layer.update()
@@ -578,27 +577,3 @@ def test_upper_bone_inherit_settings_changed_after_the_build_is_a_status_until_u
     thigh, shin = evaluated.pose.bones["thigh"], evaluated.pose.bones["shin"]
     assert abs((shin.head - thigh.head).length - obj.data.bones["thigh"].length) < 1e-5
     assert abs(shin.length - obj.data.bones["shin"].length) < 1e-5
-
-
-def _leg_under_hip():
-    """hip (0,0,1.2)->(0,0,1) parenting a connected thigh/shin leg, with a chain (target below the
-    knee's side, pole in front)."""
-    data = bpy.data.armatures.new("Leg")
-    obj = bpy.data.objects.new("Leg", data)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    with bpy.context.temp_override(active_object=obj, object=obj):
-        bpy.ops.object.mode_set(mode="EDIT")
-        bones = {}
-        for name, head, tail, parent in (
-            ("hip", (0, 0, 1.2), (0, 0, 1), None),
-            ("thigh", (0, 0, 1), (0, 0.05, 0.5), "hip"),
-            ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh"),
-        ):
-            bone = bones[name] = data.edit_bones.new(name)
-            bone.head, bone.tail = head, tail
-            if parent:
-                bone.parent, bone.use_connect = bones[parent], True
-        bpy.ops.object.mode_set(mode="OBJECT")
-    add_chain(obj, make_empty("Target", (0.1, -0.3, 0.3)), make_empty("Pole", (0, 1, 0.5)))
-    return obj

@@ -12,23 +12,23 @@ import math
 import bpy
 import pytest
 from blender_rig import (
-    add_chain,
+    BASE_SHIN,
+    BASE_THIGH,
     add_chain_with_operator,
     assert_close,
     fcurves,
+    leg_bones,
+    leg_with_chain,
     make_armature,
     make_empty,
     make_leg,
+    set_pose,
     world_head,
     world_tail,
 )
 from mathutils import Euler, Matrix
 
 TOLERANCE = 1e-5
-LEG = [
-    ("thigh", (0, 0, 0), (0, 1, 0), None, False),
-    ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
-]
 
 
 def run_snap(obj):
@@ -36,14 +36,12 @@ def run_snap(obj):
         return bpy.ops.pose.two_bone_ik_snap_ik_to_fk()
 
 
-def posed_leg(bones=LEG, target=None, pole=None):
-    """A leg whose chain is off, posed by hand (FK) so its tip is somewhere new."""
-    obj = make_armature("Leg", bones)
-    chain = add_chain(obj, target or make_empty("Target", (0, 2, 0)), pole or make_empty("Pole", (1, 1, 0)))
+def posed_leg(foot_tail=None, target=(0, 2, 0), pole=(1, 1, 0)):
+    """The base rig's leg (with ``foot_tail``, a foot from the ankle) with a chain on ``target`` and
+    ``pole`` (world points or objects), the chain off, posed by hand (FK) so its tip is somewhere new."""
+    obj, chain = leg_with_chain(leg_bones(BASE_THIGH, BASE_SHIN[1], foot_tail), target=target, pole=pole)
     chain.enabled = False
-    obj.pose.bones["thigh"].rotation_quaternion = Euler((0.4, -0.3, 0.9)).to_quaternion()
-    obj.pose.bones["shin"].rotation_quaternion = Euler((0.0, 0.0, -1.1)).to_quaternion()
-    bpy.context.view_layer.update()
+    set_pose(obj, {"thigh": (0.4, -0.3, 0.9), "shin": (0.0, 0.0, -1.1)})
     return obj, chain
 
 
@@ -92,7 +90,7 @@ def test_snap_with_end_rotation_target_turns_the_evaluated_target(scene):
     foot's FK rotation: enabling the chain turns no bone."""
     hand = make_empty("Hand", (5, 0, 0))
     hand.rotation_euler = (0.3, 0.0, math.pi / 2)
-    obj, chain = posed_leg([*LEG, ("foot", (0, 2, 0), (0, 2.3, 0.1), "shin", True)])
+    obj, chain = posed_leg(foot_tail=(0, 2.3, 0.1))
     child_of(chain.target, hand)
     chain.end_rotation = "TARGET"
     obj.pose.bones["foot"].rotation_quaternion = Euler((0.2, 0.5, 0.0)).to_quaternion()
@@ -274,7 +272,7 @@ def test_snap_keys_rotations_continuous_with_the_previous_key(scene, monkeypatch
     """With Auto Keying, a target keyed at an Euler angle past a full turn gets its next key near
     it, not a turn back."""
     monkeypatch.setattr(bpy.context.preferences.edit, "use_keyframe_insert_available", False)
-    obj, chain = posed_leg([*LEG, ("foot", (0, 2, 0), (0, 2.3, 0.1), "shin", True)])
+    obj, chain = posed_leg(foot_tail=(0, 2.3, 0.1))
     chain.end_rotation = "TARGET"
     chain.target.rotation_euler = (0.0, 0.0, 6.5)
     chain.target.keyframe_insert("rotation_euler", frame=1)
@@ -310,12 +308,7 @@ def test_snap_refuses_a_flat_control_and_moves_nothing(scene):
     assert chain.pole.matrix_world == pole_before
 
 
-FOOT_LEG = [
-    ("thigh", (0, 0, 1), (0, 0.05, 0.5), None, False),
-    ("shin", (0, 0.05, 0.5), (0, 0, 0), "thigh", True),
-    ("foot", (0, 0, 0), (0, -0.15, 0), "shin", True),
-    ("toe", (0, -0.15, 0), (0, -0.25, 0), "foot", True),
-]
+FOOT_LEG = [*leg_bones(foot_tail=(0, -0.15, 0)), ("toe", (0, -0.15, 0), (0, -0.25, 0), "foot", True)]
 
 
 def _toe_tip(obj):

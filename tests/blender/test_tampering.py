@@ -10,13 +10,12 @@ from __future__ import annotations
 import bpy
 import pytest
 from blender_rig import (
-    add_chain_with_operator,
+    add_chain_at,
     expected_world,
     fcurves,
     key_setting,
     make_leg_with_foot,
     package,
-    set_mode,
     world_tail,
 )
 
@@ -25,12 +24,7 @@ TOLERANCE = 1e-5  # x chain length (2 m)
 
 def _leg():
     obj = make_leg_with_foot()
-    add_chain_with_operator(obj)
-    set_mode(obj, "OBJECT")
-    chain = obj.two_bone_ik.chains[0]
-    chain.target.location = (0.4, 0.6, 0.3)
-    bpy.context.view_layer.update()
-    return obj, chain
+    return obj, add_chain_at(obj, (0.4, 0.6, 0.3), controls="EMPTIES")
 
 
 def _solve_miss(obj, chain) -> float:

@@ -12,7 +12,7 @@ from typing import Literal
 
 import addon_utils
 import bpy
-from mathutils import Vector
+from mathutils import Euler, Vector
 
 REPO_NAME = "two_bone_ik_dev"
 MODULE = f"bl_ext.{REPO_NAME}.two_bone_ik"
@@ -55,24 +55,27 @@ def make_leg(
     connected: bool = True,
     roll: float = 0.0,
 ) -> bpy.types.Object:
-    """An armature object with bones ``thigh`` and ``shin`` (armature space, metres), active, object mode."""
-    data = bpy.data.armatures.new(name)
-    obj = bpy.data.objects.new(name, data)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    with bpy.context.temp_override(active_object=obj, object=obj):
-        bpy.ops.object.mode_set(mode="EDIT")
-        upper = data.edit_bones.new("thigh")
-        upper.head, upper.tail = thigh
-        upper.roll = roll
-        lower = data.edit_bones.new("shin")
-        lower.head, lower.tail = shin
-        lower.roll = roll
-        lower.parent = upper
-        lower.use_connect = connected
-        bpy.ops.object.mode_set(mode="OBJECT")
-    bpy.context.view_layer.update()
-    return obj
+    """An armature object with bones ``thigh`` and ``shin`` (armature space, metres), both rolled by
+    ``roll`` (radians), active, object mode. The default is the bent leg: hip (0,0,1), knee
+    (0,0.05,0.5), ankle at the origin."""
+    bones: list[BoneSpec] = [("thigh", *thigh, None, False), ("shin", *shin, "thigh", connected)]
+    return make_armature(name, bones, roll=roll)
+
+
+# The base rig: a straight leg along +Y (hip at the origin, knee (0,1,0), ankle (0,2,0)) with its
+# target and pole (world, metres): base_rig builds it.
+BASE_THIGH = ((0, 0, 0), (0, 1, 0))
+BASE_SHIN = ((0, 1, 0), (0, 2, 0))
+BASE_TARGET = (1.2, 0, 0.5)
+BASE_POLE = (1.2, 0.5, 0.5)
+
+
+def base_rig(shin_tail=BASE_SHIN[1], target=BASE_TARGET, pole=BASE_POLE, name: str = "Leg"):
+    """The base rig: armature ``name`` at the origin, thigh (0,0,0)->(0,1,0) and shin connected
+    ->``shin_tail`` (armature space, metres), with a chain added as a script does (:func:`add_chain_at`)
+    on empties "Target" and "Pole" at world ``target`` and ``pole`` (``pole`` None for none); solved,
+    Object Mode. Returns (armature object, chain)."""
+    return leg_with_chain(leg_bones(BASE_THIGH, shin_tail), name, target=target, pole=pole)
 
 
 def add_chain(obj, target, pole, upper="thigh", lower="shin"):
@@ -195,9 +198,9 @@ def control_point(chain, which: str) -> Vector:
 BoneSpec = tuple[str, tuple[float, float, float], tuple[float, float, float], str | None, bool]
 
 
-def make_armature(name: str, bones) -> bpy.types.Object:
+def make_armature(name: str, bones, roll: float = 0.0) -> bpy.types.Object:
     """An armature object from ``bones``: (name, head, tail, parent name or None, connected), armature
-    space."""
+    space, metres; every bone rolled by ``roll`` (radians). Active, Object Mode."""
     data = bpy.data.armatures.new(name)
     obj = bpy.data.objects.new(name, data)
     bpy.context.scene.collection.objects.link(obj)
@@ -205,12 +208,116 @@ def make_armature(name: str, bones) -> bpy.types.Object:
     for bone_name, head, tail, parent, connected in bones:
         edit_bone = data.edit_bones.new(bone_name)
         edit_bone.head, edit_bone.tail = head, tail
+        edit_bone.roll = roll
         if parent is not None:
             edit_bone.parent = data.edit_bones[parent]
             edit_bone.use_connect = connected
     set_mode(obj, "OBJECT")
     bpy.context.view_layer.update()
     return obj
+
+
+def leg_bones(
+    thigh=((0, 0, 1), (0, 0.05, 0.5)),
+    shin_tail=(0, 0, 0),
+    foot_tail=None,
+    *,
+    x: float = 0.0,
+    suffix: str = "",
+    hips: str | None = None,
+    root: str | None = None,
+    parent: str | None = None,
+    connected: bool = False,
+) -> list[BoneSpec]:
+    """The bones of a leg for :func:`make_armature` (armature space, metres), in this order:
+
+    - with ``root``, a bone of that name (0,0,0)->(0,0.3,0) parenting the hips (give ``hips`` too);
+    - with ``hips``, a bone of that name (0,0,1.2)->(0,0,1) parenting the thigh;
+    - ``thigh`` from ``thigh[0]`` to the knee ``thigh[1]``, its parent the hips, else ``parent`` (a
+      bone the caller lists), connected to it with ``connected``;
+    - ``shin`` connected, from the knee to ``shin_tail``;
+    - with ``foot_tail``, ``foot`` connected, from ``shin_tail`` to ``foot_tail``.
+
+    The leg's bones (not root or hips) are moved ``x`` along X and named with ``suffix`` ("thigh.L").
+    The default is :func:`make_leg`'s bent leg: hip (0,0,1), knee (0,0.05,0.5), ankle at the origin.
+    """
+
+    def moved(point) -> tuple[float, float, float]:
+        return (point[0] + x, point[1], point[2])
+
+    names = {bone: f"{bone}{suffix}" for bone in ("thigh", "shin", "foot")}
+    bones: list[BoneSpec] = []
+    if root:
+        bones.append((root, (0, 0, 0), (0, 0.3, 0), None, False))
+    if hips:
+        bones.append((hips, (0, 0, 1.2), (0, 0, 1.0), root, False))
+    bones += [
+        (names["thigh"], moved(thigh[0]), moved(thigh[1]), hips or parent, connected),
+        (names["shin"], moved(thigh[1]), moved(shin_tail), names["thigh"], True),
+    ]
+    if foot_tail is not None:
+        bones.append((names["foot"], moved(shin_tail), moved(foot_tail), names["shin"], True))
+    return bones
+
+
+def add_chain_at(
+    obj,
+    target=None,
+    pole=None,
+    *,
+    controls: Literal["SCRIPT", "EMPTIES", "BONES"] = "SCRIPT",
+    upper: str = "thigh",
+    lower: str = "shin",
+    names: tuple[str, str] = ("Target", "Pole"),
+):
+    """Add a chain on ``upper``/``lower`` of armature ``obj``; returns it, updated, Object Mode.
+
+    ``controls`` "SCRIPT": as a script does (:func:`add_chain`), on empties named ``names`` made at
+    world points ``target`` and ``pole`` (metres); an object is used as it is, None is none.
+    "EMPTIES" or "BONES": with the Add operator on ``lower`` (:func:`add_chain_with_operator`), which
+    makes the controls at the leg's end; then, for empties, ``target`` and ``pole`` when given are
+    the empties' new locations (world: Add's empties have no parent).
+    """
+    if controls == "SCRIPT":
+
+        def control(name: str, point):
+            if point is None or isinstance(point, bpy.types.Object):
+                return point
+            return make_empty(name, point)
+
+        chain = add_chain(obj, control(names[0], target), control(names[1], pole), upper, lower)
+    else:
+        assert controls == "EMPTIES" or (target is None and pole is None), (
+            "control bones stay where Add puts them"
+        )
+        add_chain_with_operator(obj, lower, controls=controls)
+        set_mode(obj, "OBJECT")
+        chain = obj.two_bone_ik.chains[-1]
+        for which, point in (("target", target), ("pole", pole)):
+            if point is not None:
+                getattr(chain, which).location = point
+    bpy.context.view_layer.update()
+    return obj.two_bone_ik.chains[chain.name]
+
+
+def leg_with_chain(bones=None, name: str = "Leg", *, roll: float = 0.0, location=None, **chain):
+    """Armature ``name`` from ``bones`` (:func:`make_armature`; default :func:`leg_bones`, the bent
+    leg), every bone rolled by ``roll`` (radians), the object at world ``location`` (metres; default
+    the origin), with a chain added by :func:`add_chain_at` with ``chain`` (``target``, ``pole``,
+    ``controls``, ``upper``, ``lower``, ``names``). Object Mode, updated. Returns (armature object,
+    chain)."""
+    obj = make_armature(name, leg_bones() if bones is None else bones, roll=roll)
+    if location is not None:
+        obj.location = location
+    return obj, add_chain_at(obj, **chain)
+
+
+def set_pose(obj, rotations) -> None:
+    """Turn pose bones of ``obj`` by hand: ``rotations`` maps a bone name to an XYZ Euler (radians),
+    set as its rotation_quaternion; then update."""
+    for name, euler in rotations.items():
+        obj.pose.bones[name].rotation_quaternion = Euler(euler).to_quaternion()
+    bpy.context.view_layer.update()
 
 
 def chain_length(obj, upper: str = "thigh", lower: str = "shin") -> float:
@@ -466,30 +573,25 @@ def run_blender(code: str, timeout: float = 180.0, enable: bool = True):
     )
 
 
-def make_legs(left: str = ".L", right: str = ".R", hips: bool = False) -> bpy.types.Object:
-    """Armature "Legs" with two straight legs: thigh<side> (±0.2,0,0)->(±0.2,1,0) and shin<side>
-    connected ->(±0.2,2,0), ``left`` at +x; with ``hips``, a "hips" bone (0,-0.5,0)->(0,0,0) parents
-    both thighs (not connected)."""
+def make_legs(
+    left: str = ".L", right: str | None = ".R", hips: bool = False, bend: float = 0.0
+) -> bpy.types.Object:
+    """Armature "Legs" with two straight legs: thigh<side> (±0.2,0,0)->(±0.2,1,``bend``) and
+    shin<side> connected ->(±0.2,2,0) (armature space, metres), ``left`` at +x (``right`` None for
+    the left leg alone); with ``hips``, a "hips" bone (0,-0.5,0)->(0,0,0) parents both thighs (not
+    connected). A ``bend`` raises the knees so that the rest bend plane is defined."""
     bones: list[BoneSpec] = [("hips", (0, -0.5, 0), (0, 0, 0), None, False)] if hips else []
     for suffix, x in ((left, 0.2), (right, -0.2)):
-        bones += [
-            (f"thigh{suffix}", (x, 0, 0), (x, 1, 0), "hips" if hips else None, False),
-            (f"shin{suffix}", (x, 1, 0), (x, 2, 0), f"thigh{suffix}", True),
-        ]
+        if suffix is not None:
+            knee = ((0, 0, 0), (0, 1, bend))
+            bones += leg_bones(knee, (0, 2, 0), x=x, suffix=suffix, parent="hips" if hips else None)
     return make_armature("Legs", bones)
 
 
-def make_leg_with_foot(name: str = "Leg") -> bpy.types.Object:
+def make_leg_with_foot(name: str = "Leg", foot_tail=(0, 2, 0.4)) -> bpy.types.Object:
     """The base rig's leg, thigh (0,0,0)->(0,1,0) and shin ->(0,2,0), with a connected "foot"
-    ->(0,2,0.4) (the bone End Rotation turns)."""
-    return make_armature(
-        name,
-        [
-            ("thigh", (0, 0, 0), (0, 1, 0), None, False),
-            ("shin", (0, 1, 0), (0, 2, 0), "thigh", True),
-            ("foot", (0, 2, 0), (0, 2, 0.4), "shin", True),
-        ],
-    )
+    ->``foot_tail`` (armature space, metres; the bone End Rotation turns)."""
+    return make_armature(name, leg_bones(BASE_THIGH, BASE_SHIN[1], foot_tail))
 
 
 # (The depsgraph prints "Failed to add relation" for a constraint aimed at a bone that is gone.)
