@@ -316,15 +316,15 @@ bench = runpy.run_path(str(tree / "bench" / "network.py"), run_name="before")
 bench["enable_extension"](tree)
 import bpy
 bpy.ops.wm.read_homefile(use_empty=True)
-for item in filter(None, sizes.split(",")):
-    layout, count = item.rsplit(":", 1)
-    bench["build"]("ours", int(count), layout)
-if rigify:
+if rigify:  # first: generating the rig starts from an empty file
     bench["rigify_scenes"]()
     for scene in [s for s in bpy.data.scenes if s.name.startswith("Rigify ") and s.name != "Rigify ours"]:
         for obj in list(scene.collection.all_objects):
             bpy.data.objects.remove(obj)
         bpy.data.scenes.remove(scene)
+for item in filter(None, sizes.split(",")):
+    layout, count = item.rsplit(":", 1)
+    bench["build"]("ours", int(count), layout)
 bpy.ops.wm.save_as_mainfile(filepath=path)
 """
 

@@ -19,6 +19,7 @@ import sys
 import bpy
 
 from ..animation.bake import FRAME_MAX, FRAME_MIN, BakeError, bake, check_bake
+from ..chain.adopt import orphans
 
 COMMAND = "two_bone_ik"
 COLUMNS = (
@@ -215,6 +216,9 @@ def _bake(arguments) -> int:
         raise CommandError("no enabled chain to bake (check --armature and --chain)")
     for obj_name, names in selected:  # every armature is checked before any is baked
         check_bake(context, context.scene.objects[obj_name], names, frames.start, frames.stop - 1)
+    joined = _joined(context.scene, arguments)
+    if joined:  # the chains' bake is right; the joined limbs are left as they are
+        print(f"{COMMAND}: warning: {joined}", file=sys.stderr)
     for obj_name, names in selected:
         keys = bake(context, context.scene.objects[obj_name], names, frames.start, frames.stop - 1)
         span = f"{frames.start}-{frames.stop - 1}"
@@ -297,7 +301,28 @@ def _report(arguments) -> int:
     if failed:
         # The report is written whole first: it says which frames, and why.
         raise CommandError(f"chains in ERROR (not solved): {failed}")
+    joined = _joined(context.scene, arguments)
+    if joined:
+        raise CommandError(joined)
     return 0
+
+
+def _joined(scene, arguments) -> str:
+    """A sentence naming the networks no chain owns (a Join brought them; the limbs they pose are
+    in no row and not solved) on the armatures the arguments select, or '' when there are none."""
+    found = [
+        f"'{obj.name}': {', '.join(roots)}"
+        for obj in scene.objects
+        if obj.type == "ARMATURE" and (not arguments.armature or obj.name in arguments.armature)
+        for roots in [orphans(obj)]
+        if roots
+    ]
+    if not found:
+        return ""
+    return (
+        f"networks of no chain, from a Join (their limbs are not solved), on {'; '.join(found)}: "
+        "run Pose > Two-Bone IK > Update Mechanism to make them chains"
+    )
 
 
 def _errors(rows) -> str:

@@ -6,13 +6,17 @@ its own; both legs then solve to 1e-5 m, and the first one was never taken over.
 
 from __future__ import annotations
 
+import json
+
 import bpy
 import pytest
 from blender_rig import (
     add_chain_at,
+    exited_cleanly,
     expected_world,
     make_leg_with_foot,
     package,
+    run_blender,
     world_tail,
 )
 
@@ -71,3 +75,33 @@ def test_update_mechanism_makes_joined_networks_chains_again(scene, capfd):
         assert _miss(obj, chain) < TOLERANCE * 2.0, chain.name
     assert obj.pose.bones["shin.001"].constraints["Two-Bone IK"].subtarget == "MCH-IK-shin.001"
     assert obj.pose.bones["thigh"].constraints["Two-Bone IK"].subtarget == "MCH-IK-thigh"
+
+
+def test_the_command_line_names_joined_networks_of_no_chain(scene, tmp_path):
+    """After a Join the joined limb's network has no chain (the attack measured it 0.2 m off its
+    solve), so it is in no row of a report: report exits 1 naming it, after writing the rows, and
+    bake bakes the chains with a warning naming it. Update Mechanism (the panel's box too) makes
+    it a chain."""
+    obj, other = _legs()
+    _join(obj, other)
+    path = tmp_path / "joined.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
+    process = run_blender(
+        f"""
+        execute = package().cli.execute
+        result = {{"report": execute(["report", {str(path)!r}, "--start", "1", "--end", "1"])}}
+        print("CASE bake", file=sys.stderr, flush=True)
+        result["bake"] = execute(["bake", {str(path)!r}, "--start", "1", "--end", "2"])
+        print("RESULT " + json.dumps(result))
+        """
+    )
+    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
+    assert exited_cleanly(process.returncode) and lines, process.stderr
+    assert json.loads(lines[-1][len("RESULT ") :]) == {"report": 1, "bake": 0}
+    report, _, bake = process.stderr.partition("CASE bake")
+    named = "networks of no chain, from a Join (their limbs are not solved), on 'A': MCH-IK-shin-root.001"
+    assert [line for line in report.splitlines() if line.startswith("two_bone_ik:")] == [
+        f"two_bone_ik: error: {named}: run Pose > Two-Bone IK > Update Mechanism to make them chains"
+    ]
+    assert f"two_bone_ik: warning: {named}" in bake
+    assert "Traceback" not in process.stderr
