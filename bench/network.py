@@ -239,9 +239,10 @@ def strip_to_output(obj) -> None:
 
 
 def strip_influence_guard(obj) -> None:
-    """Experiment: the chain bones' influence drivers as before issue 29, ``influence * enabled``
-    with two variables, without the checks that leave the own pose where the network cannot solve
-    (the target's validity, the distances, the root's scale: solver.expressions.influence)."""
+    """Experiment: the upper chain bone's influence driver as before issue 29, ``influence *
+    enabled`` with two variables (the lower bone's reads it), without the checks that leave the
+    own pose where the network cannot solve (the target's validity, the distances, the root's
+    scale: solver.expressions.influence)."""
     name = network().CONSTRAINT
     for fcurve in obj.animation_data.drivers:
         if f'constraints["{name}"]' not in fcurve.data_path and not fcurve.data_path.endswith(
@@ -249,29 +250,36 @@ def strip_influence_guard(obj) -> None:
         ):
             continue
         driver = fcurve.driver
+        if driver.variables.get("influence") is None:
+            continue  # the lower bone's: it reads the upper bone's influence
         for variable in [v for v in driver.variables if v.name not in ("influence", "enabled")]:
             driver.variables.remove(variable)
         driver.expression = "influence*enabled"
 
 
-def influence_read_once(obj) -> None:
-    """Experiment: the lower bone's influence driver reads the upper bone's driven influence (one
-    variable) instead of computing it again from the settings and the checks: what the second
-    driver's own variables cost (a merge the contract allows)."""
+def influence_computed_twice(obj) -> None:
+    """Experiment: the lower bone's influence driver computes the influence and its checks again
+    from the settings (as before issue 30), instead of reading the upper bone's driven influence
+    (``spec.SAME_INFLUENCE``): what that merge saved."""
     name = network().CONSTRAINT
+    drivers = obj.animation_data.drivers
     for chain in obj.two_bone_ik.chains:
-        path = (
-            f'pose.bones["{bpy.utils.escape_identifier(chain.lower_bone)}"].constraints["{name}"].influence'
+        upper, lower = (
+            drivers.find(
+                f'pose.bones["{bpy.utils.escape_identifier(bone)}"].constraints["{name}"].influence'
+            ).driver
+            for bone in (chain.upper_bone, chain.lower_bone)
         )
-        driver = obj.animation_data.drivers.find(path).driver
-        for variable in list(driver.variables):
-            driver.variables.remove(variable)
-        variable = driver.variables.new()
-        variable.name, variable.type = "w", "SINGLE_PROP"
-        variable.targets[0].id = obj
-        upper = bpy.utils.escape_identifier(chain.upper_bone)
-        variable.targets[0].data_path = f'pose.bones["{upper}"].constraints["{name}"].influence'
-        driver.expression = "w"
+        for variable in list(lower.variables):
+            lower.variables.remove(variable)
+        for source in upper.variables:
+            variable = lower.variables.new()
+            variable.name, variable.type = source.name, source.type
+            for copy, target in zip(variable.targets, source.targets, strict=False):
+                copy.id = target.id
+                for attribute in ("data_path", "bone_target", "transform_space", "transform_type"):
+                    setattr(copy, attribute, getattr(target, attribute))
+        lower.expression = upper.expression
 
 
 def pose_space_tracks(obj) -> None:
@@ -286,7 +294,7 @@ def pose_space_tracks(obj) -> None:
 EXPERIMENTS: dict[str, Callable] = {
     "exp: influence drivers before issue 29": strip_influence_guard,
     "exp: tracks in pose space (before issue 29)": pose_space_tracks,
-    "exp: influence read once": influence_read_once,
+    "exp: influence computed twice (before)": influence_computed_twice,
     "exp: -influence drivers": strip_influence,
     "exp: -roll driver": strip_roll,
     "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,

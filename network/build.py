@@ -226,10 +226,12 @@ def _variables(driver, variables, obj, names: Parts, settings: dict[str, str]) -
     """Add ``variables`` (:class:`.spec.Variable`) to ``driver``: network bones by ``names``, the
     chain's settings at the data paths ``settings`` (:func:`_setting_paths`)."""
     for wanted in variables:
-        if wanted.kind in ("setting", "property"):
+        if wanted.kind in ("setting", "output", "property"):
             path = (
                 settings[wanted.channel]
                 if wanted.kind == "setting"
+                else settings[OUTPUT_PATH]
+                if wanted.kind == "output"
                 else f"{bone_path(getattr(names, wanted.bones[0]))}.{wanted.channel}"
             )
             _property(driver, wanted.name, obj, path)
@@ -249,6 +251,8 @@ def _expression(rule: str, shape: RestShape | None = None, start: Euler | None =
     solved lower bone starts at ``start`` (the rules that need them)."""
     if rule == "influence":
         return expressions.influence()
+    if rule == "same_influence":
+        return expressions.same_influence()
     assert shape is not None and start is not None
     a, b = shape.upper_length, shape.lower_length
     texts = {
@@ -313,20 +317,28 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
 
 
 def _influence(made: Templates, obj, bone: str, constraint: str, chain, names: Parts) -> None:
-    """Drive the influence of constraint ``constraint`` on ``bone`` by the chain's settings, 0 where
-    the network cannot solve (:data:`.spec.INFLUENCE`)."""
+    """Drive the influence of constraint ``constraint`` on ``bone``: on the upper bone by the
+    chain's settings, 0 where the network cannot solve (:data:`.spec.INFLUENCE`); elsewhere as the
+    upper bone's (:data:`.spec.SAME_INFLUENCE`)."""
     path = f'constraints["{bpy.utils.escape_identifier(constraint)}"]'
-    wanted = spec.INFLUENCE._replace(channel=f"{path}.{spec.INFLUENCE.channel}")
+    rule = spec.INFLUENCE if bone == chain.upper_bone else spec.SAME_INFLUENCE
+    wanted = rule._replace(channel=f"{path}.{rule.channel}")
     _driver(made, obj, bone, wanted, names, _setting_paths(obj, chain))
+
+
+# The key of _setting_paths for the data path of the upper bone's chain constraint's influence.
+OUTPUT_PATH = "output"
 
 
 def _setting_paths(obj, chain) -> dict[str, str]:
     """Where the chain's network reads each setting: the lower bone's properties, or the root
-    bone's in a network of the earlier layout (:func:`legacy`)."""
+    bone's in a network of the earlier layout (:func:`legacy`); and under :data:`OUTPUT_PATH` the
+    influence of the upper bone's chain constraint."""
+    output = {OUTPUT_PATH: influence_path(chain.upper_bone, CONSTRAINT)}
     if legacy(obj, chain):
         root = parts(chain.upper_bone, chain.lower_bone).root
-        return {name: legacy_setting_path(root, name) for name, *_ in SETTINGS}
-    return {name: setting_path(chain.lower_bone, name) for name in PROPERTIES}
+        return {name: legacy_setting_path(root, name) for name, *_ in SETTINGS} | output
+    return {name: setting_path(chain.lower_bone, name) for name in PROPERTIES} | output
 
 
 def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float]) -> None:

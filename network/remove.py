@@ -37,7 +37,19 @@ def _driven_constraints(obj, influences: set[str]) -> tuple[set[str], set[tuple[
     animation = obj.animation_data
     if animation is None:
         return set(), set()
-    paths, constraints = set(), set()
+    paths: set[str] = set()
+    constraints: set[tuple[str, str]] = set()
+    # Twice: the lower and end bones' drivers read the upper bone's influence (spec.SAME_INFLUENCE).
+    for _ in range(2):
+        found = _driven_pass(obj, animation, influences, paths, constraints)
+        influences = influences | found
+    return paths, constraints
+
+
+def _driven_pass(obj, animation, influences: set[str], paths: set[str], constraints: set) -> set[str]:
+    """One pass of :func:`_driven_constraints`: adds to ``paths`` and ``constraints``; returns the
+    influence paths of the chain constraints found."""
+    found = set()
     for fcurve in animation.drivers:
         path = fcurve.data_path
         if not path.endswith(".influence") or ".constraints[" not in path:
@@ -55,7 +67,8 @@ def _driven_constraints(obj, influences: set[str]) -> tuple[set[str], set[tuple[
         if constraint.name in (CONSTRAINT, END_CONSTRAINT):  # a rigger's own switch reading it stays
             paths.add(path)
             constraints.add((pose_bone.name, constraint.name))
-    return paths, constraints
+            found.add(path)
+    return found
 
 
 def remove(obj, chains) -> None:

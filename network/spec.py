@@ -21,7 +21,7 @@ class Variable(NamedTuple):
     """A driver variable. ``kind``: ``distance`` (between ``bones``, in ``space``), ``transform``
     (``channel`` of ``bones[0]`` in ``space``), ``property`` (``channel``, a data path from
     ``bones[0]``), ``setting`` (the chain's setting or roll ``channel``, a custom property of its
-    lower bone)."""
+    lower bone), ``output`` (the influence of the upper chain bone's :data:`OUTPUT`)."""
 
     name: str
     kind: str
@@ -240,7 +240,8 @@ NETWORK: tuple[Bone, ...] = (
 )
 
 # The chain bones' own constraint, copying their solved bone, and with End Rotation Target the end
-# bone's Copy Rotation of the target; both driven by INFLUENCE.
+# bone's Copy Rotation of the target: the upper bone's driven by INFLUENCE, the others by
+# SAME_INFLUENCE.
 OUTPUT = "Two-Bone IK"
 END_OUTPUT = "Two-Bone IK End Rotation"
 INFLUENCE = Driver(
@@ -256,6 +257,9 @@ INFLUENCE = Driver(
         Variable("s", "transform", ("root",), "WORLD_SPACE", "SCALE_Y"),
     ),
 )
+
+# The lower bone's and the end bone's: the upper bone's influence, its checks evaluated once.
+SAME_INFLUENCE = Driver("influence", -1, "same_influence", (Variable("w", "output"),))
 
 # The constraints on each network bone (field -> names), and the drivers (field -> (channel, index)).
 OWN_CONSTRAINTS = {
@@ -299,6 +303,7 @@ def table() -> str:
         )
     rows.append(
         f"| `U`, `L` (the chain bones) | - | {OUTPUT}: Copy Transforms of `MCH-IK-U`, `MCH-IK-L`, "
-        f"influence `{INFLUENCE.rule}` | the solve, or their own pose where it cannot be made |"
+        f"influence `{INFLUENCE.rule}` on `U`, `{SAME_INFLUENCE.rule}` (`U`'s) on `L` | the solve, or "
+        "their own pose where it cannot be made |"
     )
     return "\n".join(rows)

@@ -133,6 +133,13 @@ def influence() -> str:
     return _checked(_guarded("influence*enabled", finite))
 
 
+def same_influence() -> str:
+    """The influence of the chain's other constraints (the lower bone's, the end bone's): that of
+    the upper bone's, which :func:`influence` drives, so its checks are evaluated once a chain.
+    Variable: ``w`` that influence."""
+    return _checked("w")
+
+
 def roll(reach: float, tolerance: float) -> str:
     """The bend plane's turn about forward (the aim frame's Y axis), twist included (D2, D3, D9).
 

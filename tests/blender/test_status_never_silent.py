@@ -55,7 +55,8 @@ def _unmute_the_controls_ik(obj):
 @pytest.mark.parametrize(
     ("edit", "words"),
     [
-        (_delete_aim, "its network was edited"),
+        # Blender 4.2 also marks the deleted constraint's influence driver invalid: either names it.
+        (_delete_aim, ("its network was edited", "Blender stopped its network's driver")),
         (_limit_rotation_after_the_chain, "other constraints on 'shin' move it"),
         (_edit_the_end_driver, "its network was edited"),
         (_unmute_the_controls_ik, "'Two-Bone IK Controls' on 'shin'"),
@@ -78,7 +79,8 @@ def test_below_full_influence_an_edit_that_moves_the_leg_is_named(scene, edit, w
     bpy.context.view_layer.update()
     chain = obj.two_bone_ik.chains[0]
     assert (world_tail(obj, "shin") - healthy).length > 1e-3
-    assert chain.state == "OFF_TARGET" and words in chain.status, chain.status
+    alternatives = words if isinstance(words, tuple) else (words,)
+    assert chain.state == "OFF_TARGET" and any(w in chain.status for w in alternatives), chain.status
     assert f"blended by its influence ({influence:.3g})" in chain.status
     assert chain.shortfall_cause == "CONSTRAINTS"
 
