@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""End-to-end checks: operator add keeps the pose, random solves match the solver, the one handler."""
+"""End-to-end checks: a chain reaches its target, Add keeps the pose, random solves match the
+solver, one handler after enabling twice, the panel's poll."""
 
 import random
 
@@ -8,6 +9,7 @@ import bpy
 import pytest
 from blender_rig import (
     MODULE,
+    add_chain,
     add_chain_with_operator,
     assert_close,
     control_point,
@@ -35,6 +37,24 @@ def controls(request) -> str:
 def add_with_operator(obj, controls: str, lower="shin"):
     """Run pose.two_bone_ik_add in Pose Mode with ``lower`` active; returns the new chain."""
     return add_chain_with_operator(obj, lower, controls=controls)
+
+
+def test_leg_reaches_target(scene):
+    """Moving the target and updating puts the shin tail on the target and the knee toward the pole."""
+    obj = make_leg(thigh=((0, 0, 0), (0, 1, 0)), shin=((0, 1, 0), (0, 2, 0)))
+    target = make_empty("Target", (1.2, 0, 0.5))
+    pole = make_empty("Pole", (1.2, 0.5, 0.5))
+    chain = add_chain(obj, target, pole)
+    bpy.context.view_layer.update()
+    assert chain.status == ""
+    assert_close(world_tail(obj, "thigh"), (0.6, 0.7599342, 0.25), 2e-5)
+    assert_close(world_tail(obj, "shin"), (1.2, 0, 0.5), 2e-5)
+    assert chain.reachable
+    target.location = (0.3, 1.0, -0.4)
+    bpy.context.view_layer.update()
+    expected = solve_two_bone_ik((0, 0, 0), (0.3, 1.0, -0.4), (1.2, 0.5, 0.5), 1.0, 1.0)
+    assert_close(world_tail(obj, "thigh"), expected.joint, 2e-5)
+    assert_close(world_tail(obj, "shin"), expected.end, 2e-5)
 
 
 def test_add_operator_keeps_pose_on_transformed_armature(scene, controls):
