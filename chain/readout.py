@@ -373,17 +373,39 @@ def read(chain) -> Reading:
         slack = _joint_slack(root, joint_point, end_point)
         miss = max(knee_miss - slack, end_miss)
         own_miss, own_cause = _own_channels(obj, upper, lower)
-        if own_cause or not miss <= SHEAR_TOLERANCE * length:  # a NaN pose misses too
+        if own_cause or not miss <= SHEAR_TOLERANCE * length + _world_noise(obj):  # NaN misses too
             cause = own_cause or _cause(obj, chain, upper, lower, obj.matrix_world.to_scale())
             miss = max(miss, own_miss)
             return Reading(_off_target(miss, "", cause), False, too_close)
     elif values["enabled"] > 0.0 and values["influence"] > 0.0:
-        miss = _partial_miss(obj, upper, lower, values["influence"], joint_point, end_point)
-        if not miss <= SHEAR_TOLERANCE * length:
+        miss, unmeasured = _partial_miss(obj, upper, lower, values["influence"], joint_point, end_point)
+        if not miss <= SHEAR_TOLERANCE * length + _world_noise(obj):
             cause = _cause(obj, chain, upper, lower, obj.matrix_world.to_scale())
             blended = f" blended by its influence ({values['influence']:.3g})"
             return Reading(_off_target(miss, blended, cause), False, too_close)
+        if unmeasured:
+            text = (
+                f"Constraints before and after the chain's own on '{unmeasured}': below influence 1 the "
+                "status cannot tell what those after it do (at 1 it measures them)"
+            )
+            return Reading(Status("WARNING", text), reachable, too_close)
+    added = health.foreign(obj, chain)
+    if added:  # on the solve where it is measured, but it may turn a bone about its own axis
+        text = (
+            f"{added[0]} was added to the chain's network: run Pose > Two-Bone IK > Update Mechanism, "
+            "which removes it"
+        )
+        return Reading(Status("WARNING", text), reachable, too_close)
     return Reading(status, reachable, too_close)
+
+
+def _world_noise(obj) -> float:
+    """What float32 rounding of world-space matrices can move a bone by (armature units): the
+    chains' world-space Copy Transforms and influence blends round at the armature's distance
+    from the world origin (1e-4 m there from about 1 km)."""
+    world = obj.matrix_world
+    smallest = min(abs(value) for value in world.to_scale())
+    return FLOAT32_ULPS * world.translation.length / smallest if smallest > 0.0 else 0.0
 
 
 def _off_target(miss: float, blended: str, cause: str) -> Status:
@@ -391,24 +413,30 @@ def _off_target(miss: float, blended: str, cause: str) -> Status:
     return Status("OFF_TARGET", f"The chain is {off} its solve{blended}: {cause}")
 
 
-def _partial_miss(obj, upper, lower, weight: float, joint_point: Vector, end_point: Vector) -> float:
-    """How far a chain at influence ``weight`` (between 0 and 1) is off what it should show
-    (armature units): its network's solved lower bone against the solve, and, where no constraint
-    comes before the chain's own, its bones against their FK pose blended with the solved bones as
-    Blender blends a constraint's influence (in world space, by polar decomposition:
-    ``Matrix.lerp``)."""
+def _partial_miss(
+    obj, upper, lower, weight: float, joint_point: Vector, end_point: Vector
+) -> tuple[float, str]:
+    """(miss, unmeasured) of a chain at influence ``weight`` (between 0 and 1): how far it is off
+    what it should show (armature units): its network's solved lower bone against the solve, and,
+    where no constraint comes before the chain's own, its bones against their FK pose blended with
+    the solved bones as Blender blends a constraint's influence (in world space, by polar
+    decomposition: ``Matrix.lerp``). ``unmeasured``: a chain bone with constraints both before
+    (the FK pose is not known) and after the chain's own, whose effect is not measured ('' when
+    none)."""
     bones = obj.pose.bones
     names = network.parts(upper.name, lower.name)
     solved = bones[names.lower]
     slack = _joint_slack(bones[names.root].head, joint_point, end_point)
     miss = max((solved.head - joint_point).length - slack, (solved.tail - end_point).length)
+    stacks = {}
     for bone in (upper, lower):
         constraints = list(bones[bone.name].constraints)
         ours = bones[bone.name].constraints.find(network.CONSTRAINT)
         # Blender's IK is not in the stack's order: it poses the bones after every stack.
-        before = [c for c in constraints[: max(ours, 0)] if c.type not in ("IK", "SPLINE_IK")]
-        if any(c.enabled and c.influence > 0.0 for c in before):
-            return miss  # the FK pose the constraint blends is not the channels'
+        acting = [c.enabled and c.influence > 0.0 and c.type not in ("IK", "SPLINE_IK") for c in constraints]
+        stacks[bone.name] = (any(acting[: max(ours, 0)]), ours >= 0 and any(acting[ours + 1 :]))
+    if any(before for before, _ in stacks.values()):  # the FK pose it blends is not the channels'
+        return miss, next((name for name, (before, after) in stacks.items() if before and after), "")
     world = obj.matrix_world
     to_armature = world.inverted()
     parent = bones[upper.parent.name].matrix if upper.parent is not None else None
@@ -420,12 +448,14 @@ def _partial_miss(obj, upper, lower, weight: float, joint_point: Vector, end_poi
         local = obj.convert_space(pose_bone=solved, matrix=solved.matrix, from_space="POSE", to_space="LOCAL")
         full = pose.to_pose(lower, local, upper_pose)
     lower_pose = to_armature @ (world @ fk).lerp(world @ full, weight)
+    if lower.use_connect:  # Blender puts a connected bone's head back on its parent's tail
+        lower_pose.translation = bones[upper.name].tail
     for bone, expected_pose in ((upper, upper_pose), (lower, lower_pose)):
         head = expected_pose.translation
         tail = head + expected_pose.col[1].xyz * bone.length
         posed = bones[bone.name]
         miss = max(miss, (posed.head - head).length, (posed.tail - tail).length)
-    return miss
+    return miss, ""
 
 
 # Float32 units in the last place the network's stored distances may be off by (its bones' data and

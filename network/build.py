@@ -69,8 +69,6 @@ from .templates import Templates
 
 # A straight chain's bend normal is the upper bone's X axis below this relative cross product.
 PARALLEL = 1e-6
-# The aim bone's own rotation: its Y axis along armature +X, where forward falls back (D2).
-AIM_ROTATION = (math.sqrt(0.5), 0.0, 0.0, -math.sqrt(0.5))
 # Rows/columns of the canonical hinge frame: bend normal -X, forward +Y, pole side +Z.
 HINGE = Matrix(((-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1.0)))
 
@@ -358,7 +356,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         pose_bone = bones[name]
         pose_bone.rotation_mode = spec_bone.rotation_mode
         if spec_bone.start == "forward":
-            pose_bone.rotation_quaternion = AIM_ROTATION
+            pose_bone.rotation_quaternion = spec.FORWARD
         elif spec_bone.start == "bent":
             pose_bone.rotation_euler = start
         for constraint in spec_bone.constraints:

@@ -6,7 +6,7 @@ when the network is sound). Reads :mod:`.spec` for what the network should be.""
 from __future__ import annotations
 
 import bpy
-from mathutils import Matrix
+from mathutils import Euler, Matrix, Quaternion
 
 from ..compat import animation_fcurves
 from . import rolls, spec
@@ -150,6 +150,41 @@ def _network_drivers(names: Parts) -> set[tuple[str, int]]:
     }
 
 
+def _turned(obj, names: Parts) -> str:
+    """The first network bone whose own channels are not as the build left them ('' when none):
+    its rotation mode, and each channel no driver of the network sets at no location, unit scale
+    and the spec's start rotation (:data:`.spec.FORWARD`, :func:`.rolls.start`), within 1e-5. A
+    key or a typed value there (Bake Action of every bone keys them all) turns the chain in ways
+    its joints' positions may not show: a solved bone rolled about its own axis."""
+    bones = obj.pose.bones
+    animation = obj.animation_data
+    # A driver of anyone's: a foreign one is reported by foreign(), with what it moves.
+    drivers = {(f.data_path, f.array_index) for f in animation.drivers} if animation is not None else set()
+    for spec_bone in spec.NETWORK:
+        name = getattr(names, spec_bone.field)
+        pose_bone = bones[name]
+        if pose_bone.rotation_mode != spec_bone.rotation_mode:
+            return name
+        rotation: tuple[str, tuple[float, ...]]
+        if spec_bone.rotation_mode == "QUATERNION":
+            turn = Quaternion(spec.FORWARD if spec_bone.start == "forward" else (1.0, 0.0, 0.0, 0.0))
+            if pose_bone.rotation_quaternion.dot(turn) < 0.0:  # -q is the same turn
+                turn.negate()
+            rotation = ("rotation_quaternion", (turn.w, turn.x, turn.y, turn.z))
+        else:
+            start = rolls.start(obj, names) if spec_bone.start == "bent" else Euler()
+            rotation = ("rotation_euler", (start.x, start.y, start.z))
+        for channel, wanted in (("location", (0.0,) * 3), ("scale", (1.0,) * 3), rotation):
+            values = getattr(pose_bone, channel)
+            path = f"{bone_path(name)}.{channel}"
+            if any(
+                (path, index) not in drivers and not abs(value - want) <= 1e-5
+                for index, (value, want) in enumerate(zip(values, wanted, strict=True))
+            ):
+                return name
+    return ""
+
+
 def _rest_changed(obj, chain, names: Parts) -> str:
     """The chain bone whose parent, inherit settings or rest pose no longer match the network built
     for it ('' when they match): the network baked them in. Rest matrices are float32: positions
@@ -243,13 +278,10 @@ def problem(obj, chain) -> str:
             )
         return f"The chain's network lacks bone '{missing}': run Pose > Two-Bone IK > Update Mechanism"
     if not legacy(obj, chain):
-        start, own = rolls.start(obj, names), bones[names.lower].rotation_euler
-        if (
-            bones[names.lower].rotation_mode != "YXZ"
-            or max(abs(own.x - start.x), abs(own.z - start.z)) > 1e-5
-        ):
+        turned = _turned(obj, names)
+        if turned:
             return (
-                f"The network bone '{names.lower}' was keyed or turned (Bake Action of every bone does): "
+                f"The network bone '{turned}' was keyed or turned (Bake Action of every bone does): "
                 "run Pose > Two-Bone IK > Update Mechanism"
             )
     changed = _rest_changed(obj, chain, names)
