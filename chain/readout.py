@@ -154,19 +154,22 @@ def _deforming_bones(mesh, groups=None):
                 yield modifier.object, name
 
 
-def _driver_sources(obj, bone_name: str):
-    """(object, bone) read by the drivers on the transform channels of ``obj`` (``bone_name`` '')
-    or of its pose bone ``bone_name``."""
+def _driver_sources(obj) -> dict[str, list[tuple]]:
+    """{owner: [(object, bone), ...]}: what the drivers on the transform channels of ``obj`` read,
+    by the data path of their pose bone ('' for the object's own channels). One pass over the
+    drivers: a walk asks for many bones of one rig."""
     animation = obj.animation_data
-    prefix = f"{network.bone_path(bone_name)}." if bone_name else ""
+    found: dict[str, list[tuple]] = {}
     for fcurve in animation.drivers if animation is not None else ():
         owner, _, channel = fcurve.data_path.rpartition(".")
-        if channel not in TRANSFORM_CHANNELS or (f"{owner}." if owner else "") != prefix:
+        if channel not in TRANSFORM_CHANNELS:
             continue
+        sources = found.setdefault(owner, [])
         for variable in fcurve.driver.variables:
             for target in variable.targets:
                 if isinstance(target.id, bpy.types.Object):
-                    yield target.id, target.bone_target if target.id.type == "ARMATURE" else ""
+                    sources.append((target.id, target.bone_target if target.id.type == "ARMATURE" else ""))
+    return found
 
 
 def _follows(source, bone_name: str):
@@ -175,6 +178,7 @@ def _follows(source, bone_name: str):
     drivers make each of them follow, at any depth; a mesh read by a constraint or a driver, or
     vertex-parented to, brings the bones deforming it."""
     stack, seen = [(source, bone_name)], set()
+    drivers: dict[int, dict[str, list[tuple]]] = {}  # _driver_sources of each object met
     while stack:
         obj, name = stack.pop()
         if (obj.session_uid, name) in seen:
@@ -182,14 +186,16 @@ def _follows(source, bone_name: str):
         seen.add((obj.session_uid, name))
         yield obj, name
         read = []  # (object, subtarget) read by constraints and drivers
+        if obj.session_uid not in drivers:
+            drivers[obj.session_uid] = _driver_sources(obj)
         bone = obj.data.bones.get(name) if name and obj.type == "ARMATURE" and obj.pose is not None else None
         if bone is not None:
             read += [pair for c in obj.pose.bones[name].constraints for pair in _constraint_targets(c)]
-            read += _driver_sources(obj, name)
+            read += drivers[obj.session_uid].get(network.bone_path(name), [])
             stack.append((obj, bone.parent.name) if bone.parent is not None else (obj, ""))
         if not name:
             read += [pair for c in obj.constraints for pair in _constraint_targets(c)]
-            read += _driver_sources(obj, "")
+            read += drivers[obj.session_uid].get("", [])
             parent = obj.parent
             if parent is not None and obj.parent_type == "BONE" and parent.type == "ARMATURE":
                 stack.append((parent, obj.parent_bone))
