@@ -371,6 +371,8 @@ def read(chain) -> Reading:
     if obj.data.pose_position == "REST":
         return Reading(Status("REST", REST.format(obj.name)), reachable, too_close)
     values = settings.values(chain)
+    root_head = obj.pose.bones[network.parts(upper.name, lower.name).root].head
+    tie = status is POLE_ON_LINE or (end_point - root_head).length <= SOLVER_TOLERANCE * length
     if values["enabled"] > 0.0 and values["influence"] >= 1.0:
         bones = obj.pose.bones
         knee_miss = (bones[lower.name].head - joint_point).length
@@ -380,13 +382,13 @@ def read(chain) -> Reading:
         miss = max(knee_miss - slack, end_miss)
         own_miss, own_cause = _own_channels(obj, upper, lower)
         if own_cause or not miss <= SHEAR_TOLERANCE * length + _world_noise(obj):  # NaN misses too
-            cause = own_cause or _cause(obj, chain, upper, lower, obj.matrix_world.to_scale())
+            cause = own_cause or _cause(obj, chain, upper, lower, obj.matrix_world.to_scale(), tie)
             miss = max(miss, own_miss)
             return Reading(_off_target(miss, "", cause), False, too_close)
     elif values["enabled"] > 0.0 and values["influence"] > 0.0:
         miss, unmeasured = _partial_miss(obj, upper, lower, values["influence"], joint_point, end_point)
         if not miss <= SHEAR_TOLERANCE * length + _world_noise(obj):
-            cause = _cause(obj, chain, upper, lower, obj.matrix_world.to_scale())
+            cause = _cause(obj, chain, upper, lower, obj.matrix_world.to_scale(), tie)
             blended = f" blended by its influence ({values['influence']:.3g})"
             return Reading(_off_target(miss, blended, cause), False, too_close)
         if unmeasured:
@@ -525,8 +527,9 @@ def _stopped_driver(obj, chain) -> str:
     return ""
 
 
-def _cause(obj, chain, upper, lower, scale) -> str:
-    """What most likely moves a chain off its solve, in words."""
+def _cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
+    """What most likely moves a chain off its solve, in words; ``tie``: the solve is at a tie of the
+    degenerate rules (the pole on the line, the end at the root), which float32 may break."""
     iks = blender_ik(obj, chain)
     if iks:
         return (
@@ -578,6 +581,11 @@ def _cause(obj, chain, upper, lower, scale) -> str:
     added = health.foreign(obj, chain)
     if added:
         return f"{added[0]} moves it: run Pose > Two-Bone IK > Update Mechanism, which removes it"
+    if tie:
+        return (
+            "the pole is on the root-target line, or the target at the root, where float32 may break "
+            "the contract's tie the other way (docs/limits.md): move it off"
+        )
     return "its network was edited: run Pose > Two-Bone IK > Update Mechanism"
 
 
