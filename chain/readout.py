@@ -373,12 +373,11 @@ def read(chain) -> Reading:
     values = settings.values(chain)
     root_head = obj.pose.bones[network.parts(upper.name, lower.name).root].head
     tie = status is POLE_ON_LINE or (end_point - root_head).length <= SOLVER_TOLERANCE * length
+    slack = _joint_slack(root_head, joint_point, end_point)
     if values["enabled"] > 0.0 and values["influence"] >= 1.0:
         bones = obj.pose.bones
         knee_miss = (bones[lower.name].head - joint_point).length
         end_miss = (bones[lower.name].tail - end_point).length
-        root = bones[network.parts(upper.name, lower.name).root].head
-        slack = _joint_slack(root, joint_point, end_point)
         miss = max(knee_miss - slack, end_miss)
         own_miss, own_cause = _own_channels(obj, upper, lower)
         if own_cause or not miss <= SHEAR_TOLERANCE * length + _world_noise(obj):  # NaN misses too
@@ -386,7 +385,9 @@ def read(chain) -> Reading:
             miss = max(miss, own_miss)
             return Reading(_off_target(miss, "", cause), False, too_close)
     elif values["enabled"] > 0.0 and values["influence"] > 0.0:
-        miss, unmeasured = _partial_miss(obj, upper, lower, values["influence"], joint_point, end_point)
+        miss, unmeasured = _partial_miss(
+            obj, upper, lower, values["influence"], joint_point, end_point, slack
+        )
         if not miss <= SHEAR_TOLERANCE * length + _world_noise(obj):
             cause = _cause(obj, chain, upper, lower, obj.matrix_world.to_scale(), tie)
             blended = f" blended by its influence ({values['influence']:.3g})"
@@ -422,7 +423,7 @@ def _off_target(miss: float, blended: str, cause: str) -> Status:
 
 
 def _partial_miss(
-    obj, upper, lower, weight: float, joint_point: Vector, end_point: Vector
+    obj, upper, lower, weight: float, joint_point: Vector, end_point: Vector, slack: float
 ) -> tuple[float, str]:
     """(miss, unmeasured) of a chain at influence ``weight`` (between 0 and 1): how far it is off
     what it should show (armature units): its network's solved lower bone against the solve, and,
@@ -430,19 +431,12 @@ def _partial_miss(
     the solved bones as Blender blends a constraint's influence (in world space, by polar
     decomposition: ``Matrix.lerp``). ``unmeasured``: a chain bone with constraints both before
     (the FK pose is not known) and after the chain's own, whose effect is not measured ('' when
-    none)."""
+    none). ``slack``: :func:`_joint_slack` of the solve."""
     bones = obj.pose.bones
     names = network.parts(upper.name, lower.name)
     solved = bones[names.lower]
-    slack = _joint_slack(bones[names.root].head, joint_point, end_point)
     miss = max((solved.head - joint_point).length - slack, (solved.tail - end_point).length)
-    stacks = {}
-    for bone in (upper, lower):
-        constraints = list(bones[bone.name].constraints)
-        ours = bones[bone.name].constraints.find(network.CONSTRAINT)
-        # Blender's IK is not in the stack's order: it poses the bones after every stack.
-        acting = [c.enabled and c.influence > 0.0 and c.type not in ("IK", "SPLINE_IK") for c in constraints]
-        stacks[bone.name] = (any(acting[: max(ours, 0)]), ours >= 0 and any(acting[ours + 1 :]))
+    stacks = {bone.name: _acting_around(bones[bone.name]) for bone in (upper, lower)}
     if any(before for before, _ in stacks.values()):  # the FK pose it blends is not the channels'
         return miss, next((name for name, (before, after) in stacks.items() if before and after), "")
     world = obj.matrix_world
@@ -464,6 +458,16 @@ def _partial_miss(
         posed = bones[bone.name]
         miss = max(miss, (posed.head - head).length, (posed.tail - tail).length)
     return miss, ""
+
+
+def _acting_around(pose_bone) -> tuple[bool, bool]:
+    """Whether constraints act before, and after, the chain's own in ``pose_bone``'s stack (enabled,
+    influence above 0). Blender's IK is not in the stack's order (it poses the bones after every
+    stack): it counts on neither side."""
+    constraints = list(pose_bone.constraints)
+    ours = pose_bone.constraints.find(network.CONSTRAINT)
+    acting = [c.enabled and c.influence > 0.0 and c.type not in ("IK", "SPLINE_IK") for c in constraints]
+    return any(acting[: max(ours, 0)]), ours >= 0 and any(acting[ours + 1 :])
 
 
 # Float32 units in the last place the network's stored distances may be off by (its bones' data and
@@ -547,9 +551,7 @@ def _cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
         return f"Blender stopped its network's driver {stopped}: run Pose > Two-Bone IK > Update Mechanism"
     bones = obj.pose.bones
     for name in (upper.name, lower.name):
-        constraints = list(bones[name].constraints)
-        ours = bones[name].constraints.find(network.CONSTRAINT)
-        if any(c.enabled and c.influence > 0.0 for c in constraints[ours + 1 :]):
+        if _acting_around(bones[name])[1]:  # an acting IK was named above
             remedy = (
                 "run Pose > Two-Bone IK > Update Mechanism to put the chain's last"
                 if chain.stack_position == "LAST"
