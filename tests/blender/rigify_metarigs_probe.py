@@ -12,24 +12,21 @@ import time
 
 import addon_utils
 import bpy
+from blender_rig import generate_rigify
 from mathutils import Euler, Matrix, Vector
 
 addon_utils.enable("rigify", default_set=True, handle_error=None)
-METARIGS = sorted(name[len("armature_") : -len("_metarig_add")] for name in dir(bpy.ops.object)
-                  if name.startswith("armature_") and name.endswith("_metarig_add"))
+METARIGS = sorted(
+    name[len("armature_") : -len("_metarig_add")]
+    for name in dir(bpy.ops.object)
+    if name.startswith("armature_") and name.endswith("_metarig_add")
+)
 MOVE = Vector((0.0, -0.04, 0.0574)).normalized() * 0.07  # each IK control moved 7 cm (armature space)
 FK_TURN = (Euler((0.3, 0.1, 0.0)), Euler((0.5, 0.0, 0.0)))  # the FK pose the IK->FK snap takes
 
 
 def generate(name: str):
-    bpy.ops.wm.read_homefile(use_empty=True)
-    getattr(bpy.ops.object, f"armature_{name}_metarig_add")()
-    metarig = bpy.context.view_layer.objects.active
-    metarig.select_set(True)
-    assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
-    rig = metarig.data.rigify_target_rig
-    bpy.data.objects.remove(metarig)
-    bpy.context.view_layer.objects.active = rig
+    rig = generate_rigify(name)
     with bpy.context.temp_override(active_object=rig, object=rig):
         bpy.ops.object.mode_set(mode="POSE")
     bpy.context.view_layer.update()
@@ -83,12 +80,17 @@ def deform_lengths(rig, limb_bones) -> dict:
 def limb_deform_bones(rig, found) -> set[str]:
     """The deform bones of the ORG bones that copy the limbs' IK chains (``DEF-thigh.L``,
     ``DEF-thigh.L.001``...)."""
-    orgs = [name[len("ORG-") :] for snap in found if snap["operator"] == "rigify_limb_ik2fk"
-            for name in org_bones(rig, snap)]
+    orgs = [
+        name[len("ORG-") :]
+        for snap in found
+        if snap["operator"] == "rigify_limb_ik2fk"
+        for name in org_bones(rig, snap)
+    ]
     return {
         bone.name
         for bone in rig.data.bones
-        if bone.use_deform and any(bone.name == f"DEF-{org}" or bone.name.startswith(f"DEF-{org}.") for org in orgs)
+        if bone.use_deform
+        and any(bone.name == f"DEF-{org}" or bone.name.startswith(f"DEF-{org}.") for org in orgs)
     }
 
 
@@ -161,7 +163,7 @@ def snaps(rig, found, settings) -> dict:
     orgs = [name for snap in limbs for name in org_bones(rig, snap)]
     reset(rig)
     for snap in limbs:
-        for bone, turn in zip(json.loads(snap["fk_bones"]), FK_TURN):
+        for bone, turn in zip(json.loads(snap["fk_bones"])[:2], FK_TURN, strict=True):
             rig.pose.bones[bone].rotation_mode = "XYZ"
             rig.pose.bones[bone].rotation_euler = turn
     set_all(rig, settings, "IK_FK", 1.0)
@@ -197,7 +199,10 @@ def measure(rig, found, settings) -> dict:
     world head and tail; then the snaps."""
     reset(rig)
     move_controls(rig, found)
-    result = {"deform_length": deform_lengths(rig, limb_deform_bones(rig, found)), "pose": points(rig, [b.name for b in rig.pose.bones])}
+    result = {
+        "deform_length": deform_lengths(rig, limb_deform_bones(rig, found)),
+        "pose": points(rig, [b.name for b in rig.pose.bones]),
+    }
     if any(s["operator"] == "rigify_limb_ik2fk" for s in found):
         result.update(snaps(rig, found, settings))
     reset(rig)

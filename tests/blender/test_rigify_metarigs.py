@@ -9,11 +9,10 @@ One Blender process generates every metarig once and measures everything
 
 from __future__ import annotations
 
-import json
 import pathlib
 
 import pytest
-from blender_rig import exited_cleanly, run_blender
+from blender_rig import run_probe
 
 PROBE = pathlib.Path(__file__).with_name("rigify_metarigs_probe.py")
 LENGTH = 1e-5  # relative: deform bones keep their rest length
@@ -37,13 +36,8 @@ CHAINS = {
 
 @pytest.fixture(scope="module")
 def measured() -> dict:
-    process = run_blender(
-        f"exec(compile(open({str(PROBE)!r}).read(), 'rigify_metarigs_probe', 'exec'))", timeout=600
-    )
-    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
-    assert exited_cleanly(process.returncode) and lines, process.stdout[-5000:] + process.stderr[-5000:]
-    result = json.loads(lines[-1][len("RESULT ") :])
-    sections = process.stdout.split("METARIG ")[1:]
+    result, output = run_probe(PROBE)
+    sections = output.split("METARIG ")[1:]
     for section in sections:  # each rig's reports and depsgraph warnings, by metarig
         name = section.split("\n", 1)[0].strip()
         result[name]["output"] = section.split("MEASURED ", 1)[0]
