@@ -643,6 +643,7 @@ def generate_rigify(metarig: str):
     bpy.ops.wm.read_homefile(use_empty=True)
     getattr(bpy.ops.object, f"armature_{metarig}_metarig_add")()
     metarig_object = bpy.context.view_layer.objects.active
+    assert metarig_object is not None, f"no {metarig} metarig was added"
     metarig_object.select_set(True)
     # No context override: Rigify makes the new rig the active object and checks it is.
     assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
