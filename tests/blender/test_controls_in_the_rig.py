@@ -595,9 +595,11 @@ def test_add_without_muting_leaves_blender_ik_on(scene, capfd):
     assert obj.pose.bones["shin"].constraints["IK"].enabled
 
 
-def test_muting_a_driven_blender_ik_mutes_its_driver_and_undo_takes_it_back(scene):
-    """An IK whose Mute a driver sets (as Rigify's) is muted with its driver, and Remove unmutes
-    both; undo of Add takes the muting back with the chain."""
+def test_muting_a_driven_blender_ik_moves_its_driver_and_undo_takes_it_back(scene):
+    """An IK whose Mute a driver sets (as Rigify's) is muted and its driver moved to a custom
+    property of the bone (a driver left on a muted IK links it into the armature's IK: a cycle on
+    rigs with other IK), and Remove moves it back; undo of Add takes the muting back with the
+    chain."""
     obj = rig()
     ik = _blender_ik(obj, "shin", 2)
     obj["use_ik"] = 1.0
@@ -611,7 +613,9 @@ def test_muting_a_driven_blender_ik_mutes_its_driver_and_undo_takes_it_back(scen
     bpy.ops.ed.undo_push(message="before Add")
     bpy.ops.ed.undo_push(message="before Add")
     chain = add(obj, mute_blender_ik=True)
-    assert chain.muted_ik[0].driver_muted and obj.animation_data.drivers[0].mute
+    path = 'pose.bones["shin"].constraints["IK"].mute'
+    assert chain.muted_ik[0].driver_path == path and not obj.animation_data.drivers[0].mute
+    assert obj.animation_data.drivers[0].data_path == 'pose.bones["shin"]["IK (Two-Bone IK: muted)"]'
     move_control(chain, "target", control_point(chain, "target") + Vector((0.1, -0.1, 0.1)))
     assert not obj.pose.bones["shin"].constraints["IK"].enabled  # the driver no longer sets it
     assert chain.state == "OK", chain.status
@@ -623,5 +627,6 @@ def test_muting_a_driven_blender_ik_mutes_its_driver_and_undo_takes_it_back(scen
     with bpy.context.temp_override(active_object=obj, object=obj):
         assert bpy.ops.pose.two_bone_ik_remove(chain=chain.name) == {"FINISHED"}
     bpy.context.view_layer.update()
-    assert not obj.animation_data.drivers[0].mute
+    assert obj.animation_data.drivers[0].data_path == path and not obj.animation_data.drivers[0].mute
+    assert "IK (Two-Bone IK: muted)" not in obj.pose.bones["shin"].keys()
     assert obj.pose.bones["shin"].constraints["IK"].enabled
