@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix, Vector
 
-from ..compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
+from ..compat import select_bone  # noqa: F401  (re-exported for the operators)
 from ..network import build as network
 from ..network import health, rolls
 from ..network import remove as network_remove
@@ -19,7 +19,7 @@ from . import controls as control_bones
 from . import muting, pose
 from .bones import chain_bones, end_bone, renamed, renamed_source, unique_name
 from .controls import POLE_DISTANCE
-from .status import applied, solved  # noqa: F401  (re-exported for operators/apply.py)
+from .status import applied  # noqa: F401  (re-exported for operators/apply.py)
 
 
 def chain_parts(obj) -> set[str]:

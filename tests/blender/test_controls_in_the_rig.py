@@ -19,6 +19,7 @@ from blender_rig import (
     add_chain_with_operator,
     control_point,
     fcurves,
+    is_selected,
     leg_bones,
     make_armature,
     move_control,
@@ -158,7 +159,6 @@ def test_select_constraint_target_from_a_chain_bone_selects_the_controls(scene):
     select(obj, {"shin"})
     with bpy.context.temp_override(active_object=obj, object=obj, **area_of("Layout", "VIEW_3D")):
         assert bpy.ops.pose.select_constraint_target() == {"FINISHED"}
-    is_selected = package().compat.is_bone_selected
     chosen = {bone.name for bone in obj.pose.bones if is_selected(obj, bone.name)}
     assert chosen == {"shin", "IK Target shin", "IK Pole shin"}
 

@@ -42,6 +42,12 @@ def package():
     return importlib.import_module(MODULE)
 
 
+def is_selected(obj, bone_name: str) -> bool:
+    """Whether bone ``bone_name`` of armature ``obj`` is selected, where this Blender keeps the
+    selection (the pose bone from 5.2, the bone before)."""
+    return bool(package().compat.bone_selection_owner(obj, bone_name).select)
+
+
 def make_empty(name: str, location) -> bpy.types.Object:
     obj = bpy.data.objects.new(name, None)
     obj.location = location
