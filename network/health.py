@@ -162,8 +162,8 @@ def driven_channels(obj) -> frozenset[tuple[str, int]]:
 
 def _turned(obj, names: Parts, driven: frozenset | None = None) -> str:
     """The first network bone whose own channels are not as the build left them ('' when none):
-    its rotation mode, and each channel no driver of the network sets at no location, unit scale
-    and the spec's start rotation (:data:`.spec.FORWARD`, :func:`.rolls.start`), within 1e-5. A
+    its rotation mode (any for a quaternion bone, whose turn is what counts), and each channel no
+    driver of the network sets at no location, unit scale and the spec's start rotation (:data:`.spec.FORWARD`, :func:`.rolls.start`), within 1e-5. A
     key or a typed value there (Bake Action of every bone keys them all) turns the chain in ways
     its joints' positions may not show: a solved bone rolled about its own axis."""
     bones = obj.pose.bones
@@ -172,18 +172,27 @@ def _turned(obj, names: Parts, driven: frozenset | None = None) -> str:
     for spec_bone in spec.NETWORK:
         name = getattr(names, spec_bone.field)
         pose_bone = bones[name]
-        if pose_bone.rotation_mode != spec_bone.rotation_mode:
-            return name
-        rotation: tuple[str, tuple[float, ...]]
+        channels: list[tuple[str, tuple[float, ...]]] = [("location", (0.0,) * 3), ("scale", (1.0,) * 3)]
         if spec_bone.rotation_mode == "QUATERNION":
             turn = Quaternion(spec.FORWARD if spec_bone.start == "forward" else (1.0, 0.0, 0.0, 0.0))
-            if pose_bone.rotation_quaternion.dot(turn) < 0.0:  # -q is the same turn
-                turn.negate()
-            rotation = ("rotation_quaternion", (turn.w, turn.x, turn.y, turn.z))
+            if pose_bone.rotation_mode != "QUATERNION":
+                # Another mode, set by a tool that sets every bone's: Blender kept the turn in
+                # it, which is all the network reads of the bone.
+                own = own_turn(pose_bone)
+                if own.dot(turn) < 0.0:
+                    own.negate()
+                if any(abs(value - want) > 1e-5 for value, want in zip(own, turn, strict=True)):
+                    return name
+            else:
+                if pose_bone.rotation_quaternion.dot(turn) < 0.0:  # -q is the same turn
+                    turn.negate()
+                channels.append(("rotation_quaternion", (turn.w, turn.x, turn.y, turn.z)))
+        elif pose_bone.rotation_mode != spec_bone.rotation_mode:
+            return name
         else:
             start = rolls.start(obj, names) if spec_bone.start == "bent" else Euler()
-            rotation = ("rotation_euler", (start.x, start.y, start.z))
-        for channel, wanted in (("location", (0.0,) * 3), ("scale", (1.0,) * 3), rotation):
+            channels.append(("rotation_euler", (start.x, start.y, start.z)))
+        for channel, wanted in channels:
             values = getattr(pose_bone, channel)
             path = f"{bone_path(name)}.{channel}"
             if any(
@@ -192,6 +201,17 @@ def _turned(obj, names: Parts, driven: frozenset | None = None) -> str:
             ):
                 return name
     return ""
+
+
+def own_turn(pose_bone) -> Quaternion:
+    """The turn of ``pose_bone``'s own rotation channel, the one its rotation mode uses."""
+    mode = pose_bone.rotation_mode
+    if mode == "QUATERNION":
+        return pose_bone.rotation_quaternion.normalized()
+    if mode == "AXIS_ANGLE":
+        angle, *axis = pose_bone.rotation_axis_angle
+        return Quaternion(axis, angle)
+    return pose_bone.rotation_euler.to_quaternion()
 
 
 def _rest_changed(obj, chain, names: Parts) -> str:
