@@ -76,6 +76,9 @@ with bpy.context.temp_override(active_object=rig, object=rig):
     assert bpy.ops.pose.two_bone_ik_rigify_limbs() == {"FINISHED"}
 for control in ("foot_ik.L", "hand_ik.L"):
     rig.pose.bones[control].keyframe_insert("location", frame=1)
-DEFORM = ["DEF-thigh.L.001", "DEF-shin.L.001", "DEF-foot.L", "DEF-upper_arm.L.001", "DEF-forearm.L.001", "DEF-hand.L"]
+DEFORM = [
+    *("DEF-thigh.L.001", "DEF-shin.L.001", "DEF-foot.L"),
+    *("DEF-upper_arm.L.001", "DEF-forearm.L.001", "DEF-hand.L"),
+]
 RESULT["human"] = measure(rig, {"foot_ik.L": (0.05, -0.25, 0.3), "hand_ik.L": (-0.1, -0.2, 0.1)}, DEFORM)
 print("RESULT " + json.dumps(RESULT))

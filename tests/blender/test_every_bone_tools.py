@@ -18,6 +18,7 @@ from blender_rig import (
     move_control,
     package,
     run_probe,
+    set_mode,
     update_mechanism,
     world_tail,
 )
@@ -120,10 +121,35 @@ def test_clearing_the_armatures_animation_data_is_named_and_update_mechanism_rep
     obj, _, chain = _leg()
     obj.animation_data_clear()
     _move_target(chain)
-    assert chain.state == "ERROR" and "Update Mechanism" in chain.status, chain.status
+    assert chain.state == "ERROR" and "driver on 'MCH-IK-shin-roll' (rotation_euler)" in chain.status, chain.status
+    assert "Update Mechanism" in chain.status
     update_mechanism(obj)
     chain = obj.two_bone_ik.chains[0]
     bpy.context.view_layer.update()
     target = obj.matrix_world @ obj.pose.bones[chain.target_bone].head
     assert_close(world_tail(obj, "shin"), target, TOLERANCE)
+    assert chain.state == "OK", chain.status
+
+
+def test_apply_pose_as_rest_pose_of_every_bone_is_named_and_update_mechanism_repairs_it(scene):
+    """Apply Pose as Rest Pose of every bone (the network's hidden bones included) bakes the
+    network's pose into its rests: the chain is ERROR, its status names the changed rest pose, and
+    Update Mechanism rebuilds it on the new rest, after which the foot follows the moved target
+    as Blender's IK does on the twin rig."""
+    obj, native, chain = _leg()
+    _move_target(chain)
+    for rig in (obj, native):
+        set_mode(rig, "POSE")
+        with bpy.context.temp_override(active_object=rig, object=rig):
+            assert bpy.ops.pose.armature_apply(selected=False) == {"FINISHED"}
+        set_mode(rig, "OBJECT")
+    bpy.context.view_layer.update()
+    chain = obj.two_bone_ik.chains[0]
+    assert chain.state == "ERROR" and "rest pose" in chain.status, chain.status
+    update_mechanism(obj)
+    chain = obj.two_bone_ik.chains[0]
+    _move_target(chain, (-0.2, 1.0, 0.6))
+    target = obj.matrix_world @ obj.pose.bones[chain.target_bone].head
+    assert_close(world_tail(obj, "shin"), target, TOLERANCE)
+    assert_close(world_tail(native, "shin"), target, IK_TOLERANCE)
     assert chain.state == "OK", chain.status
