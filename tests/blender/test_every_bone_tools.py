@@ -121,7 +121,8 @@ def test_clearing_the_armatures_animation_data_is_named_and_update_mechanism_rep
     obj, _, chain = _leg()
     obj.animation_data_clear()
     _move_target(chain)
-    assert chain.state == "ERROR" and "driver on 'MCH-IK-shin-roll' (rotation_euler)" in chain.status, chain.status
+    assert chain.state == "ERROR", chain.status
+    assert "driver on 'MCH-IK-shin-roll' (rotation_euler)" in chain.status, chain.status
     assert "Update Mechanism" in chain.status
     update_mechanism(obj)
     chain = obj.two_bone_ik.chains[0]

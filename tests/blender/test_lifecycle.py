@@ -542,6 +542,18 @@ def overridden_leg():
     )
 
 
+def override_rig(path):
+    """Link collection "Rig" from ``path`` into a new empty file, instance it and make a library
+    override of it, as an animator does; returns the overridden armature."""
+    collection = link_rig(path)
+    scene = bpy.context.scene
+    instance = bpy.data.objects.new("Rig Instance", None)
+    instance.instance_type, instance.instance_collection = "COLLECTION", collection
+    scene.collection.objects.link(instance)
+    collection.override_hierarchy_create(scene, bpy.context.view_layer, reference=instance)
+    return overridden_leg()
+
+
 def test_update_mechanism_on_an_override_follows_a_control_renamed_in_the_library(scene, tmp_path, capfd):
     """The rig file renamed the chain's target control bone (and was saved without Update
     Mechanism): in a shot's library override the chain says so; Update Mechanism follows the
@@ -556,13 +568,7 @@ def test_update_mechanism_on_an_override_follows_a_control_renamed_in_the_librar
     collection.objects.link(obj)
     obj.data.bones[chain.target_bone].name = "foot_ik"
     bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "rig.blend"))
-    collection = link_rig(tmp_path / "rig.blend")
-    scene = bpy.context.scene
-    instance = bpy.data.objects.new("Rig Instance", None)
-    instance.instance_type, instance.instance_collection = "COLLECTION", collection
-    scene.collection.objects.link(instance)
-    collection.override_hierarchy_create(scene, bpy.context.view_layer, reference=instance)
-    obj = overridden_leg()
+    obj = override_rig(tmp_path / "rig.blend")
     obj.override_library.is_system_override = False  # Make Editable
     bpy.context.view_layer.update()
     chain = obj.two_bone_ik.chains[0]
@@ -598,13 +604,8 @@ def test_overridden_rig_solves_and_survives_reopen(scene, tmp_path):
     supported way: an override cannot add the mechanism's bones, so Add refuses there and adds
     nothing."""
     save_rig_library(tmp_path / "rig.blend")
-    collection = link_rig(tmp_path / "rig.blend")
+    obj = override_rig(tmp_path / "rig.blend")
     scene = bpy.context.scene
-    instance = bpy.data.objects.new("Rig Instance", None)
-    instance.instance_type, instance.instance_collection = "COLLECTION", collection
-    scene.collection.objects.link(instance)
-    collection.override_hierarchy_create(scene, bpy.context.view_layer, reference=instance)
-    obj = overridden_leg()
     assert obj.data.library is not None  # the bones, mechanism bones included, stay the library's
     assert {"MCH-IK-thigh", "MCH-IK-shin", "MCH-IK-thigh.R", "MCH-IK-shin.R"} <= set(obj.data.bones.keys())
     chain, right = obj.two_bone_ik.chains
