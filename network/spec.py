@@ -286,4 +286,3 @@ MODE = Driver("rotation_mode", -1, "rotation_mode", ())
 MODE_DRIVEN = tuple(bone.field for bone in NETWORK if bone.rotation_mode != "QUATERNION")
 for _field in MODE_DRIVEN:
     DRIVERS[_field] += ((MODE.channel, 0),)
-
