@@ -199,6 +199,12 @@ def strip_roll_drivers(obj) -> None:
         drivers.remove(fcurve)
 
 
+def strip_modes(obj) -> None:
+    """Experiment: no constant drivers on the Euler network bones' rotation modes (they put the
+    modes back after a tool sets every bone's: docs/design.md, "Tools that rewrite every bone")."""
+    _remove_drivers(obj, lambda path: not path.endswith(".rotation_mode"))
+
+
 def strip_controls(obj) -> None:
     """Experiment: no muted IK constraint naming the controls on the lower bones (what Select >
     Constraint Target reads): what that constraint costs."""
@@ -301,6 +307,7 @@ EXPERIMENTS: dict[str, Callable] = {
     "exp: -roll driver": strip_roll,
     "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,
     "exp: -controls' muted IK": strip_controls,
+    "exp: -rotation mode drivers": strip_modes,
     "exp: -aim drivers": strip_aim,
     "exp: -all drivers": strip_drivers,
     "exp: bones+copy only": strip_to_output,

@@ -374,6 +374,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
                 _driver(made, obj, name, constraint.influence, names, settings, shape, start)
         for driver in spec_bone.drivers:
             _driver(made, obj, name, driver, names, settings, shape, start)
+    _rotation_modes(made, obj, names)
 
     # The upper bone copies in world space (its solved bone has another parent; for a uniformly
     # scaled parent frame that blends as a local blend would); the lower bone see lower_space.
@@ -384,6 +385,16 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         made.constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
         _influence(made, obj, bone_name, CONSTRAINT, chain, names)
     _sync(made, obj, chain, names, rebuild=True)
+
+
+def _rotation_modes(made: Templates, obj, names: Parts) -> None:
+    """The constant :data:`.spec.MODE` driver on each of :data:`.spec.MODE_DRIVEN`: the bone's
+    rotation mode as the spec gives it (Blender's enum value)."""
+    modes = bpy.types.PoseBone.bl_rna.properties["rotation_mode"].enum_items
+    for spec_bone in spec.NETWORK:
+        if spec_bone.field in spec.MODE_DRIVEN:
+            path = f"{bone_path(getattr(names, spec_bone.field))}.{spec.MODE.channel}"
+            made.driver(obj, path, spec.MODE.array_index, str(modes[spec_bone.rotation_mode].value))
 
 
 def _controls_constraint(obj, chain) -> None:

@@ -162,28 +162,38 @@ def driven_channels(obj) -> frozenset[tuple[str, int]]:
 
 def _turned(obj, names: Parts, driven: frozenset | None = None) -> str:
     """The first network bone whose own channels are not as the build left them ('' when none):
-    its rotation mode, and each channel no driver of the network sets at no location, unit scale
-    and the spec's start rotation (:data:`.spec.FORWARD`, :func:`.rolls.start`), within 1e-5. A
-    key or a typed value there (Bake Action of every bone keys them all) turns the chain in ways
-    its joints' positions may not show: a solved bone rolled about its own axis."""
+    its rotation mode (any for a quaternion bone, whose turn is what counts), and each channel no
+    driver of the network sets at no location, unit scale and the spec's start rotation
+    (:data:`.spec.FORWARD`, :func:`.rolls.start`), within 1e-5. A key or a typed value there (Bake
+    Action of every bone keys them all) turns the chain in ways its joints' positions may not show:
+    a solved bone rolled about its own axis."""
     bones = obj.pose.bones
     # A driver of anyone's: a foreign one is reported by foreign(), with what it moves.
     drivers = driven_channels(obj) if driven is None else driven
     for spec_bone in spec.NETWORK:
         name = getattr(names, spec_bone.field)
         pose_bone = bones[name]
-        if pose_bone.rotation_mode != spec_bone.rotation_mode:
-            return name
-        rotation: tuple[str, tuple[float, ...]]
+        channels: list[tuple[str, tuple[float, ...]]] = [("location", (0.0,) * 3), ("scale", (1.0,) * 3)]
         if spec_bone.rotation_mode == "QUATERNION":
             turn = Quaternion(spec.FORWARD if spec_bone.start == "forward" else (1.0, 0.0, 0.0, 0.0))
-            if pose_bone.rotation_quaternion.dot(turn) < 0.0:  # -q is the same turn
-                turn.negate()
-            rotation = ("rotation_quaternion", (turn.w, turn.x, turn.y, turn.z))
+            if pose_bone.rotation_mode != "QUATERNION":
+                # Another mode, set by a tool that sets every bone's: Blender kept the turn in
+                # it, which is all the network reads of the bone.
+                own = own_turn(pose_bone)
+                if own.dot(turn) < 0.0:
+                    own.negate()
+                if (own - turn).magnitude > 1e-5:
+                    return name
+            else:
+                if pose_bone.rotation_quaternion.dot(turn) < 0.0:  # -q is the same turn
+                    turn.negate()
+                channels.append(("rotation_quaternion", (turn.w, turn.x, turn.y, turn.z)))
+        elif pose_bone.rotation_mode != spec_bone.rotation_mode:
+            return name
         else:
             start = rolls.start(obj, names) if spec_bone.start == "bent" else Euler()
-            rotation = ("rotation_euler", (start.x, start.y, start.z))
-        for channel, wanted in (("location", (0.0,) * 3), ("scale", (1.0,) * 3), rotation):
+            channels.append(("rotation_euler", (start.x, start.y, start.z)))
+        for channel, wanted in channels:
             values = getattr(pose_bone, channel)
             path = f"{bone_path(name)}.{channel}"
             if any(
@@ -192,6 +202,30 @@ def _turned(obj, names: Parts, driven: frozenset | None = None) -> str:
             ):
                 return name
     return ""
+
+
+def _gone_driver(names: Parts, drivers: frozenset) -> str:
+    """The first of the drivers on the network bones' channels that is missing, as "'bone'
+    (channel)" ('' when none): the channel then keeps its last value. (Not the rotation modes'
+    drivers: a network built before them plays without them. A constraint's influence driver
+    goes with its constraint, which the pose's miss names.)"""
+    for spec_bone in spec.NETWORK:
+        path = bone_path(getattr(names, spec_bone.field))
+        for driver in spec_bone.drivers:
+            if (f"{path}.{driver.channel}", max(driver.array_index, 0)) not in drivers:
+                return f"'{getattr(names, spec_bone.field)}' ({driver.channel})"
+    return ""
+
+
+def own_turn(pose_bone) -> Quaternion:
+    """The turn of ``pose_bone``'s own rotation channel, the one its rotation mode uses."""
+    mode = pose_bone.rotation_mode
+    if mode == "QUATERNION":
+        return pose_bone.rotation_quaternion.normalized()
+    if mode == "AXIS_ANGLE":
+        angle, *axis = pose_bone.rotation_axis_angle
+        return Quaternion(axis, angle)
+    return pose_bone.rotation_euler.to_quaternion()
 
 
 def _rest_changed(obj, chain, names: Parts) -> str:
@@ -287,19 +321,27 @@ def problem(obj, chain, driven: frozenset | None = None) -> str:
                 "Update Mechanism to name it back"
             )
         return f"The chain's network lacks bone '{missing}': run Pose > Two-Bone IK > Update Mechanism"
-    if not legacy(obj, chain):
-        turned = _turned(obj, names, driven)
-        if turned:
-            return (
-                f"The network bone '{turned}' was keyed or turned (Bake Action of every bone does): "
-                "run Pose > Two-Bone IK > Update Mechanism"
-            )
+    # (The rest first: Apply Pose as Rest Pose of every bone also clears the network's channels.)
     changed = _rest_changed(obj, chain, names)
     if changed:
         return (
             f"The rest pose, parent or inherit settings of '{changed}' changed since the chain was built: "
             "run Pose > Two-Bone IK > Update Mechanism"
         )
+    if not legacy(obj, chain):
+        drivers = driven_channels(obj) if driven is None else driven
+        gone = _gone_driver(names, drivers)
+        if gone:
+            return (
+                f"The network's driver on {gone} is gone (Clear Animation Data removes an armature's "
+                "drivers): run Pose > Two-Bone IK > Update Mechanism"
+            )
+        turned = _turned(obj, names, drivers)
+        if turned:
+            return (
+                f"The network bone '{turned}' was keyed or turned (Bake Action of every bone does): "
+                "run Pose > Two-Bone IK > Update Mechanism"
+            )
     spaces = (
         ("WORLD", chain.upper_bone, names.upper),
         (lower_space(obj.data.bones[chain.lower_bone]), chain.lower_bone, names.lower),

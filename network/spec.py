@@ -277,3 +277,12 @@ DRIVERS = {
     )
     for bone in NETWORK
 }
+
+# The network bones turned through their Euler channels get a constant driver on their rotation
+# mode (its rule ``rotation_mode``: the spec's mode), so that a tool setting every bone's mode
+# (Rigify's Convert Rotation Modes, a script) leaves their drivers driving the channel Blender reads.
+# Quaternion bones keep their turn in any mode (docs/design.md, "Tools that rewrite every bone").
+MODE = Driver("rotation_mode", -1, "rotation_mode", ())
+MODE_DRIVEN = tuple(bone.field for bone in NETWORK if bone.rotation_mode != "QUATERNION")
+for _field in MODE_DRIVEN:
+    DRIVERS[_field] += ((MODE.channel, 0),)

@@ -9,7 +9,8 @@ from ..chain.bones import ChainError, blender_ik, chain_bones, missing_control
 from ..chain.chains import follow_renames, owning_armature
 from ..chain.muting import park_all
 from ..network.build import build
-from ..network.health import foreign_all
+from ..network.edit import can_add_bones
+from ..network.health import foreign_all, problem
 from .common import rig_editable
 
 
@@ -50,6 +51,9 @@ run it after adding chains by script or changing their bones"""
                 skipped.append(f"'{chain.name}': {problem}")
                 continue
             chains.append(chain)
+        reason = can_add_bones(obj)
+        if reason:
+            return self._library_bones(obj, chains, skipped, followed, reason)
         if not chains and not adopted:
             self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))
             return {"CANCELLED"}
@@ -90,4 +94,23 @@ run it after adding chains by script or changing their bones"""
             )
         if chains:
             self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")
+        return {"FINISHED"}
+
+    def _library_bones(self, obj, chains, skipped: list[str], followed: list[str], reason: str) -> set[str]:
+        """On an armature whose bones come from a library (an override), whose networks are the
+        library's and cannot be rebuilt here: report what was done (renamed bones followed, which
+        the networks' own constraints and drivers already follow) and which chains still need the
+        library file, with their problem."""
+        broken = [f"'{chain.name}': {why}" for chain in chains if (why := problem(obj, chain))]
+        if skipped:
+            self.report({"WARNING"}, "Skipped " + "; ".join(skipped))
+        if followed:
+            self.report({"INFO"}, f"Followed renamed bones: {', '.join(followed)}")
+        if broken:
+            self.report({"WARNING" if followed else "ERROR"}, f"{reason}. Not rebuilt: {'; '.join(broken)}")
+        elif not skipped and not followed:
+            self.report({"INFO"}, f"The networks of '{obj.name}' come from its library and are whole")
+        if not followed:
+            return {"CANCELLED"}
+        obj.update_tag()
         return {"FINISHED"}

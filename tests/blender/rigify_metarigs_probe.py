@@ -12,7 +12,7 @@ import time
 
 import addon_utils
 import bpy
-from blender_rig import generate_rigify
+from blender_rig import generate_rigify, release_rigify
 from mathutils import Euler, Matrix, Vector
 
 addon_utils.enable("rigify", default_set=True, handle_error=None)
@@ -278,13 +278,4 @@ for name in METARIGS:
     print(f"MEASURED {name}", flush=True)
 print("RESULT " + json.dumps(result))
 sys.stdout.flush()
-# Rigify's callbacks would keep bpy alive past Python's shutdown, and bpy 4.2 would crash and 4.5
-# hang at exit (docs/blender-4.2-exit-crash.md): undo what it registered.
-for name in dir(bpy.types):
-    cls = getattr(bpy.types, name)
-    if isinstance(cls, type) and cls.__module__ == "builtins" and getattr(cls, "is_registered", False):
-        bpy.utils.unregister_class(cls)  # the rigs' UI scripts
-addon_utils.disable("rigify", default_set=True)
-for name, module in list(sys.modules.items()):
-    if name == "rigify" or name.startswith("rigify."):
-        vars(module).clear()
+release_rigify()

@@ -542,19 +542,70 @@ def overridden_leg():
     )
 
 
+def override_rig(path):
+    """Link collection "Rig" from ``path`` into a new empty file, instance it and make a library
+    override of it, as an animator does; returns the overridden armature."""
+    collection = link_rig(path)
+    scene = bpy.context.scene
+    instance = bpy.data.objects.new("Rig Instance", None)
+    instance.instance_type, instance.instance_collection = "COLLECTION", collection
+    scene.collection.objects.link(instance)
+    collection.override_hierarchy_create(scene, bpy.context.view_layer, reference=instance)
+    return overridden_leg()
+
+
+def test_update_mechanism_on_an_override_follows_a_control_renamed_in_the_library(scene, tmp_path, capfd):
+    """The rig file renamed the chain's target control bone (and was saved without Update
+    Mechanism): in a shot's library override the chain says so; Update Mechanism follows the
+    rename, reports just that (the override cannot add bones, and needs none), and the status
+    reads as the pose is: the foot on the moved control, OK, also after save and reopen. (It used
+    to report "an override cannot add bones" and stay ERROR.)"""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    collection = bpy.data.collections.new("Rig")
+    bpy.context.scene.collection.children.link(collection)
+    obj, chain = leg_with_chain(leg_bones(foot_tail=(0, -0.2, 0)), controls="BONES")
+    bpy.context.scene.collection.objects.unlink(obj)
+    collection.objects.link(obj)
+    obj.data.bones[chain.target_bone].name = "foot_ik"
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "rig.blend"))
+    obj = override_rig(tmp_path / "rig.blend")
+    obj.override_library.is_system_override = False  # Make Editable
+    bpy.context.view_layer.update()
+    chain = obj.two_bone_ik.chains[0]
+    assert chain.state == "ERROR" and "renamed 'foot_ik'" in chain.status, chain.status
+    capfd.readouterr()
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "Followed renamed bones: 'IK Target shin' -> 'foot_ik'" in out, out
+    assert "cannot add bones" not in out, out
+    for path in (None, tmp_path / "shot.blend"):
+        if path is not None:
+            bpy.ops.wm.save_as_mainfile(filepath=str(path))
+            bpy.ops.wm.open_mainfile(filepath=str(path))
+            obj = overridden_leg()
+        chain = obj.two_bone_ik.chains[0]
+        assert chain.target_bone == "foot_ik"
+        obj.pose.bones["foot_ik"].location = (0.1, -0.2, 0.15) if path is None else (-0.1, 0.1, 0.2)
+        bpy.context.view_layer.update()
+        evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        target = obj.matrix_world @ evaluated.pose.bones["foot_ik"].head
+        pole = obj.matrix_world @ evaluated.pose.bones[chain.pole_bone].head
+        joint, end, _ = expected_world(obj, target, pole)
+        assert_close(world_tail(obj, "thigh"), joint, tolerance(obj))
+        assert_close(world_tail(obj, "shin"), end, tolerance(obj))
+        assert_close(world_tail(obj, "shin"), target, tolerance(obj))
+        assert chain.state == "OK", chain.status
+
+
 def test_overridden_rig_solves_and_survives_reopen(scene, tmp_path):
     """The chains of a library override solve, an edit of an overridden target too, and both
     survive save and reopen. The chains and their mechanism are built in the library file, the
     supported way: an override cannot add the mechanism's bones, so Add refuses there and adds
     nothing."""
     save_rig_library(tmp_path / "rig.blend")
-    collection = link_rig(tmp_path / "rig.blend")
+    obj = override_rig(tmp_path / "rig.blend")
     scene = bpy.context.scene
-    instance = bpy.data.objects.new("Rig Instance", None)
-    instance.instance_type, instance.instance_collection = "COLLECTION", collection
-    scene.collection.objects.link(instance)
-    collection.override_hierarchy_create(scene, bpy.context.view_layer, reference=instance)
-    obj = overridden_leg()
     assert obj.data.library is not None  # the bones, mechanism bones included, stay the library's
     assert {"MCH-IK-thigh", "MCH-IK-shin", "MCH-IK-thigh.R", "MCH-IK-shin.R"} <= set(obj.data.bones.keys())
     chain, right = obj.two_bone_ik.chains

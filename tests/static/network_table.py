@@ -31,6 +31,11 @@ def table(spec) -> str:
         rows.append(
             f"| `{_name(bone.field)}` | {_parent_text(bone)} | {'; '.join(parts) or '-'} | {bone.does} |"
         )
+    moded = ", ".join(f"`{_name(field)}`" for field in spec.MODE_DRIVEN)
+    rows.append(
+        f"| {moded} | - | rotation_mode: a constant, the mode above | their Euler mode, put back "
+        "when a tool sets another |"
+    )
     rows.append(
         f"| `U`, `L` (the chain bones) | - | {spec.OUTPUT}: Copy Transforms of `MCH-IK-U`, `MCH-IK-L`, "
         f"influence `{spec.INFLUENCE.rule}` on `U`, `{spec.SAME_INFLUENCE.rule}` (`U`'s) on `L` | "

@@ -7,6 +7,7 @@ import importlib
 import json
 import os
 import pathlib
+import sys
 import tempfile
 from collections.abc import Callable
 from typing import Literal
@@ -658,6 +659,20 @@ def generate_rigify(metarig: str):
     bpy.context.view_layer.objects.active = rig
     bpy.context.view_layer.update()
     return rig
+
+
+def release_rigify() -> None:
+    """Undo what Rigify and its rigs' UI scripts registered, at the end of a probe: their callbacks
+    would keep bpy alive past Python's shutdown, and bpy 4.2 would crash and 4.5 hang at exit
+    (docs/blender-4.2-exit-crash.md)."""
+    for name in dir(bpy.types):
+        cls = getattr(bpy.types, name)
+        if isinstance(cls, type) and cls.__module__ == "builtins" and getattr(cls, "is_registered", False):
+            bpy.utils.unregister_class(cls)  # a rig's UI script
+    addon_utils.disable("rigify", default_set=True)
+    for name, module in list(sys.modules.items()):
+        if name == "rigify" or name.startswith("rigify."):
+            vars(module).clear()
 
 
 def run_probe(probe: pathlib.Path, timeout: float = 600.0) -> tuple[dict, str]:
