@@ -339,7 +339,7 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
         a * length_scale,
         b * length_scale,
         tolerance=SOLVER_TOLERANCE,
-        twist=values["twist"],
+        twist=values["twist"] * network.built_side(obj, names),  # stored times the side (D9)
         softness=min(max(values["softness"], 0.0), 1.0),
     )
     if status == CLEAN:
@@ -405,6 +405,9 @@ def read(chain) -> Reading:
             "which removes it"
         )
         return Reading(Status("WARNING", text), reachable, too_close)
+    stale = health.stale_turn(obj, chain)
+    if stale:  # the joints are the solve's; a bone's turn about its own axis is not
+        return Reading(Status("WARNING", stale), reachable, too_close)
     return Reading(status, reachable, too_close)
 
 

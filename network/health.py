@@ -25,6 +25,7 @@ from .layout import (
     legacy_setting_path,
     lower_space,
     parts,
+    stale_turn as stale_mode,
 )
 
 # Blender keeps 63 bytes of a bone's name.
@@ -334,3 +335,15 @@ def _switch_problem(obj, chain) -> str:
                 "run Pose > Two-Bone IK > Update Mechanism"
             )
     return ""
+
+
+def stale_turn(obj, chain) -> str:
+    """Why the chain's lower bone's own turn about its axis is not read ('' when it is): its rotation
+    mode changed since the network was built, which reads the channels of the mode it had."""
+    mode = stale_mode(obj, parts(chain.upper_bone, chain.lower_bone))
+    if not mode:
+        return ""
+    return (
+        f"'{chain.lower_bone}' was set to rotation mode {mode} after the chain was built: its turn about "
+        "its own axis is not read; run Pose > Two-Bone IK > Update Mechanism"
+    )

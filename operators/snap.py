@@ -93,6 +93,8 @@ class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):  # t
     bl_label = "Snap FK to IK"
     done = "Copied the solved pose of '{chain}' to its FK rotations"
     snap = staticmethod(snap_fk_to_ik)
+    # The rolls keep the solve where it was when the lower bone's own turn changes (snap_fk_to_ik).
+    key_always = POSE_OT_two_bone_ik_snap_ik_to_fk.key_always
 
     @staticmethod
     def moved(obj, chain):
