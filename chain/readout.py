@@ -405,8 +405,8 @@ def read(chain) -> Reading:
             "which removes it"
         )
         return Reading(Status("WARNING", text), reachable, too_close)
-    stale = health.stale_turn(obj, chain)
-    if stale:  # the joints are the solve's; a bone's turn about its own axis is not
+    stale = health.stale_turn(obj, chain) or health.mirrored_copy(obj, chain)
+    if stale:  # this chain is solved; a bone's own turn, or a copy's leg, is not
         return Reading(Status("WARNING", stale), reachable, too_close)
     return Reading(status, reachable, too_close)
 

@@ -49,8 +49,8 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     SETTINGS,
     SIDE,
     SOLVER_TOLERANCE,
-    TURN_MODE,
     SOURCE_CONSTRAINTS,
+    TURN_MODE,
     Parts,
     bone_path,
     bone_prefix,
@@ -228,7 +228,9 @@ def _property(driver, name: str, obj, path: str) -> None:
 # The variables of solver.expressions.own_turn for each rotation mode it reads: (name, channel, index).
 _OWN_TURN = {
     "QUATERNION": (("qw", "rotation_quaternion", 0), ("qy", "rotation_quaternion", 2)),
-    "AXIS_ANGLE": tuple((name, "rotation_axis_angle", index) for index, name in enumerate(("aa", "ax", "ay", "az"))),
+    "AXIS_ANGLE": tuple(
+        (name, "rotation_axis_angle", index) for index, name in enumerate(("aa", "ax", "ay", "az"))
+    ),
 }
 _EULER = tuple((name, "rotation_euler", index) for index, name in enumerate("xyz"))
 
@@ -319,7 +321,9 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float], before: float
         if name in root:
             del root[name]
     root[SIDE] = now
-    root[TURN_MODE] = next(mode for mode in expressions.own_turn_modes(lower.rotation_mode) if mode != "QUATERNION")
+    root[TURN_MODE] = next(
+        mode for mode in expressions.own_turn_modes(lower.rotation_mode) if mode != "QUATERNION"
+    )
     ranges = {name: (default, low, high) for name, default, low, high in SETTINGS}
     ranges.update({name: (default, -math.inf, math.inf) for name, default in ROLLS})
     for name, (default, low, high) in ranges.items():
@@ -491,10 +495,7 @@ def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
     # The side the stored twist is for: the network's, or the chain's own for a first build.
-    before = [
-        built_side(obj, name) if obj.pose.bones.get(name.root) is not None else side(chain.lower_bone)
-        for chain, name in zip(chains, names, strict=True)
-    ]
+    before = [built_side(obj, name) for name in names]
     chain_bones = [bone for chain in chains for bone in (chain.upper_bone, chain.lower_bone)]
     context = bpy.context
     old = {}  # chain index -> (keyed roll frames, the old network's solved poses)
@@ -518,9 +519,11 @@ def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
     clear_foreign(obj, names)
     clear_constraints(obj, names, chain_bones)
     with Templates() as made:
-        for chain, name, shape, chain_rolls, side_before in zip(chains, names, shapes, kept, before, strict=True):
+        for chain, name, shape, chain_rolls, side_before in zip(
+            chains, names, shapes, kept, before, strict=True
+        ):
             _pose(made, obj, _fresh(obj, chain), name, shape, chain_rolls, side_before)
-    for index, (frames, poses) in old.items():
+    for index in old:
         legacy_layout.remove_roll_channels(obj, names[index])
     for index, (frames, poses) in (old | unturned).items():
         if index in unturned and side(chain_lower(names[index])) != before[index]:

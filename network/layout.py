@@ -204,15 +204,20 @@ def side(bone_name: str) -> float:
     flipped = bpy.utils.flip_name(bone_name)
     if flipped == bone_name:
         return 1.0
-    first = next(index for index, (mine, other) in enumerate(zip(bone_name, flipped)) if mine != other)
+    first = next(
+        index for index, (mine, other) in enumerate(zip(bone_name, flipped, strict=False)) if mine != other
+    )
     return -1.0 if bone_name[first] in "Rr" else 1.0
 
 
 def built_side(obj, names: Parts) -> float:
     """The side the chain's network was built for (:data:`SIDE` on its root bone), 1.0 for a network
-    built before sides (or none): what the stored angles are multiplied by to give the solve's."""
+    built before sides, the lower bone's :func:`side` for a chain with no network yet (it is built
+    for it): what the stored angles are multiplied by to give the solve's."""
     root = obj.pose.bones.get(names.root)
-    value = root.get(SIDE) if root is not None else None
+    if root is None:
+        return side(chain_lower(names))
+    value = root.get(SIDE)
     return -1.0 if isinstance(value, (int, float)) and value < 0.0 else 1.0
 
 

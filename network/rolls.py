@@ -8,10 +8,12 @@ The rolls are custom properties of the lower chain bone (``IK Upper Roll``, ``IK
 drivers read them. They are stored times the chain's side (:func:`.layout.built_side`: -1 on the
 right of a mirrored rig), so that Blender's tools, which copy custom properties unchanged, mirror
 them; the functions here take and give the solve's angles. The lower bone's own turn about its axis
-(its rotation channel's) is added to the lower roll by the network itself. The upper roll turns the hinge bone about its Y (the upper segment at rest)
-before its bend (Euler YXZ); the lower roll turns the solved lower bone about its own Y before
-its Damped Track (Euler YXZ, the track's start in the other channels). Functions take the chain's
-network names (:func:`.layout.parts`).
+(its rotation channel's) is added to the lower roll by the network itself.
+
+The upper roll turns the hinge bone about its Y (the upper segment at rest) before its bend (Euler
+YXZ); the lower roll turns the solved lower bone about its own Y before its Damped Track (Euler
+YXZ, the track's start in the other channels). Functions take the chain's network names
+(:func:`.layout.parts`).
 
 Networks of the earlier layout kept the rolls in the solved bones' own channels (an axis-angle and a
 quaternion that also held the track's start, undoing the upper roll): :func:`legacy_current`

@@ -4,7 +4,7 @@ changed, or whose network was edited)."""
 
 import bpy
 
-from ..chain.adopt import adopt, orphans
+from ..chain.adopt import adopt, adopt_copies, orphans
 from ..chain.bones import ChainError, blender_ik, chain_bones, missing_control
 from ..chain.chains import follow_renames, owning_armature
 from ..network.build import build
@@ -28,6 +28,26 @@ run it after adding chains by script or changing their bones"""
             return False
         return rig_editable(cls, context, obj)
 
+    def _adopt_copies(self, context, obj) -> list[str] | None:
+        """Make chains of the bones Symmetrize gave a chain's constraints (chain/adopt.py); returns
+        their names, or None (reported) when the armature cannot take their bones."""
+        try:
+            copied, left = adopt_copies(context, obj)
+        except ValueError as error:  # MechanismError
+            self.report({"ERROR"}, str(error))
+            return None
+        if copied:
+            self.report(
+                {"INFO"}, f"Made chains of the bones that copied a chain's constraints: {', '.join(copied)}"
+            )
+        if left:
+            self.report(
+                {"WARNING"},
+                f"Not a chain's two bones, left as they are: {'; '.join(left)} (delete their Two-Bone IK "
+                "constraints, or add a chain on them)",
+            )
+        return copied
+
     def execute(self, context):
         obj = owning_armature(context)
         try:
@@ -37,6 +57,10 @@ run it after adding chains by script or changing their bones"""
             return {"CANCELLED"}
         if adopted:
             self.report({"INFO"}, f"Made the joined network(s) chains again: {', '.join(adopted)}")
+        copied = self._adopt_copies(context, obj)
+        if copied is None:
+            return {"CANCELLED"}
+        adopted = adopted + copied
         chains, skipped, followed = [], [], []
         for chain in obj.two_bone_ik.chains:
             if chain.name in adopted:

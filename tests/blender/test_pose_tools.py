@@ -22,7 +22,7 @@ from blender_rig import (
     world_head,
     world_tail,
 )
-from mathutils import Euler, Matrix, Vector
+from mathutils import Euler, Vector
 
 MIRROR = 1e-4  # m: a right leg is the mirror of the left
 # m: Blender's IK iterates; with its Pole Angle off the bend plane it lands 5e-4 m from the exact solve.
@@ -30,10 +30,10 @@ BLENDER_IK = 1e-3
 LEG_POINTS = (("thigh", "head"), ("thigh", "tail"), ("shin", "tail"), ("foot", "tail"))
 
 
-def two_legs(name: str = "Legs"):
-    """Two legs: root (0,0,0)->(0,0.3,0); per side hips (±0.05,0,1.2)->(±0.1,0,1.0), thigh
-    (±0.1,0,1)->(±0.1,0.05,0.5), shin ->(±0.1,0,0), foot ->(±0.1,-0.15,-0.05), every bone rolled 0:
-    a rig symmetric about X = 0 with Blender's mirrored names."""
+def two_legs_bones():
+    """The bones of two legs: root (0,0,0)->(0,0.3,0); per side hips (±0.05,0,1.2)->(±0.1,0,1.0),
+    thigh (±0.1,0,1)->(±0.1,0.05,0.5), shin ->(±0.1,0,0), foot ->(±0.1,-0.15,-0.05), connected: a
+    rig symmetric about X = 0 with Blender's mirrored names (.L on +X)."""
     bones = [("root", (0, 0, 0), (0, 0.3, 0), None, False)]
     for suffix, x in ((".L", 0.1), (".R", -0.1)):
         bones += [
@@ -42,7 +42,12 @@ def two_legs(name: str = "Legs"):
             (f"shin{suffix}", (x, 0.05, 0.5), (x, 0, 0), f"thigh{suffix}", True),
             (f"foot{suffix}", (x, 0, 0), (x, -0.15, -0.05), f"shin{suffix}", True),
         ]
-    return make_armature(name, bones)
+    return bones
+
+
+def two_legs(name: str = "Legs"):
+    """An armature of :func:`two_legs_bones`, every bone rolled 0."""
+    return make_armature(name, two_legs_bones())
 
 
 def mirror_miss(obj) -> float:
@@ -203,7 +208,7 @@ def test_paste_x_flipped_pose_mirrors_a_leg_whose_rolls_snap_set(scene):
     """As above with the rolls Snap IK to FK sets on an FK pose whose knee bends off the rest bend
     plane and whose bones are turned about their own axes: the right leg is the mirror of the left
     to 1e-4 m (before sides, 0.0326 m off: the rolls were pasted unchanged)."""
-    obj, left, right = legs_with_chains()
+    obj, _, _ = legs_with_chains()
     # The FK pose is in the channels of both legs' bones: Update Mechanism builds each chain for
     # the rotation mode its lower bone has.
     pose_fk(obj, FK_POSE | {"thigh.R": (0, 0, 0), "shin.R": (0, 0, 0)})
@@ -310,7 +315,11 @@ def test_x_axis_mirror_posing_mirrors_a_leg_with_twist(extension):
         for bones, tool, options in (
             (["IK Target shin.L"], bpy.ops.transform.translate, {"value": (0.12, 0.1, 0.25)}),
             (["IK Pole shin.L"], bpy.ops.transform.translate, {"value": (0.3, 0.0, 0.1)}),
-            (["shin.L"], bpy.ops.transform.rotate, {"value": 0.5, "orient_axis": "Y", "orient_type": "LOCAL"}),
+            (
+                ["shin.L"],
+                bpy.ops.transform.rotate,
+                {"value": 0.5, "orient_axis": "Y", "orient_type": "LOCAL"},
+            ),
             (["thigh.L"], bpy.ops.transform.rotate, {"value": 0.3, "orient_axis": "X"}),
         ):
             select_only(obj, bones)
@@ -351,9 +360,9 @@ def test_a_pose_asset_applies_the_posed_leg(scene, flipped):
         left_leg = ["thigh.L", "shin.L", "foot.L", "IK Target shin.L", "IK Pole shin.L"]
         select_only(obj, left_leg)
         with bpy.context.temp_override(active_object=obj, object=obj):
-            assert bpy.ops.poselib.create_pose_asset(pose_name=f"{obj.name} pose", asset_library_reference="LOCAL") == {
-                "FINISHED"
-            }
+            assert bpy.ops.poselib.create_pose_asset(
+                pose_name=f"{obj.name} pose", asset_library_reference="LOCAL"
+            ) == {"FINISHED"}
         action = bpy.data.actions[f"{obj.name} pose"]
         select_only(obj, [bone.name for bone in obj.pose.bones])
         assert run(bpy.ops.pose.transforms_clear, obj) == {"FINISHED"}
@@ -364,3 +373,70 @@ def test_a_pose_asset_applies_the_posed_leg(scene, flipped):
         now = points(obj)[4:] if flipped else points(obj)[:4]
         miss = max((a - b).length for a, b in zip(now, wanted, strict=True))
         assert miss < MIRROR, f"{obj.name}: {miss:.4g} m off the pose"
+
+
+def one_leg(name: str = "Rig"):
+    """A one-sided rig: root, and the left leg of :func:`two_legs_bones` (hips.L, thigh.L, shin.L,
+    foot.L)."""
+    return make_armature(name, [bone for bone in two_legs_bones() if not bone[0].endswith(".R")])
+
+
+def symmetrize(obj) -> None:
+    """Edit Mode, Select All (the visible bones), Armature > Symmetrize, back to Pose Mode."""
+    set_mode(obj, "EDIT")
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.armature.select_all(action="SELECT") == {"FINISHED"}
+        assert bpy.ops.armature.symmetrize() == {"FINISHED"}
+    set_mode(obj, "POSE")
+    bpy.context.view_layer.update()
+
+
+def ankle_miss(obj, chain_or_target: str) -> float:
+    """Distance (m) of the right ankle from the head of control bone ``chain_or_target``."""
+    return (world_tail(obj, "shin.R") - world_head(obj, chain_or_target)).length
+
+
+def test_symmetrize_gives_the_other_side_a_working_chain(scene):
+    """A one-sided leg with a chain on shin.L, symmetrized in Edit Mode: the first chain's status
+    names the copy, Update Mechanism makes the copied bones a chain on the symmetrized controls, and
+    with its target moved the right leg is the mirror of the left (1e-4 m) with its ankle on its
+    target, as Blender's IK gives after Symmetrize (6e-5 m). Before, the right leg was drawn by the
+    left chain's network (0.30 m off the mirror, 0.54 m from its target) and nothing said so."""
+    ours = one_leg()
+    add_chain_with_operator(ours, "shin.L", controls="BONES")
+    ours.two_bone_ik.chains["shin.L"].twist = math.radians(20)
+    reference = one_leg("Blender IK")
+    set_mode(reference, "EDIT")
+    bones = reference.data.edit_bones
+    for control in ("IK Target shin.L", "IK Pole shin.L"):
+        bone = bones.new(control)
+        bone.tail = (0.0, 1.0, 0.0)
+        rest = ours.data.bones[control]
+        bone.matrix, bone.length, bone.parent = rest.matrix_local.copy(), rest.length, bones["root"]
+    set_mode(reference, "POSE")
+    constraint = reference.pose.bones["shin.L"].constraints.new("IK")
+    constraint.target, constraint.subtarget = reference, "IK Target shin.L"
+    constraint.pole_target, constraint.pole_subtarget = reference, "IK Pole shin.L"
+    constraint.pole_angle, constraint.chain_count = math.radians(110), 2
+    for obj in (ours, reference):
+        bpy.context.view_layer.objects.active = obj
+        symmetrize(obj)
+    chain = ours.two_bone_ik.chains["shin.L"]
+    assert chain.state == "WARNING" and "'shin.R' copies this chain's constraints" in chain.status
+    with bpy.context.temp_override(active_object=ours, object=ours):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    right = ours.two_bone_ik.chains["shin.R"]
+    assert (right.upper_bone, right.target_bone, right.pole_bone) == (
+        "thigh.R",
+        "IK Target shin.R",
+        "IK Pole shin.R",
+    )
+    assert ours.two_bone_ik.chains["shin.L"].state == "OK" and right.state == "OK", right.status
+    for obj in (ours, reference):
+        bpy.context.view_layer.objects.active = obj
+        for suffix, x in ((".L", 1.0), (".R", -1.0)):
+            move_bone(obj, f"IK Target shin{suffix}", (0.12 * x, 0.1, 0.25))
+    assert ankle_miss(reference, "IK Target shin.R") < 1e-4
+    assert mirror_miss(reference) < BLENDER_IK
+    assert ankle_miss(ours, "IK Target shin.R") < 1e-5
+    assert mirror_miss(ours) < MIRROR, f"{mirror_miss(ours):.4g} m off the mirror"
