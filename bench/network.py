@@ -198,6 +198,34 @@ def strip_roll_drivers(obj) -> None:
         drivers.remove(fcurve)
 
 
+def _own_turn_drivers(obj):
+    """The lower roll's driver of each chain of ``obj`` (which adds the lower bone's own turn)."""
+    paths = {
+        f'pose.bones["{bpy.utils.escape_identifier(names.lower)}"].rotation_euler'
+        for names in _network_parts(obj)
+    }
+    return [f.driver for f in obj.animation_data.drivers if f.data_path in paths and f.array_index == 1]
+
+
+def own_turn_quaternion_only(obj) -> None:
+    """Experiment: the lower bone's own turn read from its quaternion alone (2 variables), not
+    switching on its rotation mode to its Euler channels too (6 variables)."""
+    for driver in _own_turn_drivers(obj):
+        roll, _own = driver.expression.split("+(2*atan2(qy,qw)", 1)
+        for name in ("m", "x", "y", "z"):
+            driver.variables.remove(driver.variables[name])
+        driver.expression = roll + "+2*atan2(qy,qw)"
+
+
+def strip_own_turn(obj) -> None:
+    """Experiment: the lower roll without the lower bone's own turn (405f180's driver, 1 variable)."""
+    for driver in _own_turn_drivers(obj):
+        roll, _own = driver.expression.split("+(2*atan2(qy,qw)", 1)
+        for name in ("m", "qw", "qy", "x", "y", "z"):
+            driver.variables.remove(driver.variables[name])
+        driver.expression = roll[1:-1]
+
+
 def strip_controls(obj) -> None:
     """Experiment: no muted IK constraint naming the controls on the lower bones (what Select >
     Constraint Target reads): what that constraint costs."""
@@ -299,6 +327,8 @@ EXPERIMENTS: dict[str, Callable] = {
     "exp: -roll driver": strip_roll,
     "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,
     "exp: -controls' muted IK": strip_controls,
+    "exp: own turn from the quaternion only": own_turn_quaternion_only,
+    "exp: -own turn": strip_own_turn,
     "exp: -aim drivers": strip_aim,
     "exp: -all drivers": strip_drivers,
     "exp: bones+copy only": strip_to_output,
@@ -318,14 +348,15 @@ RIGIFY_EXPERIMENTS = {
 # Run in a separate Blender process inside the earlier tree: builds the "ours" variant of each
 # (layout, count) and the Rigify human with that tree's code, keeps those scenes and saves them.
 _BEFORE_SCRIPT = """
-import pathlib, runpy, sys
+import inspect, pathlib, runpy, sys
 tree, path, sizes, rigify = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 bench = runpy.run_path(str(tree / "bench" / "network.py"), run_name="before")
 bench["enable_extension"](tree)
 import bpy
 bpy.ops.wm.read_homefile(use_empty=True)
 if rigify:  # first: generating the rig starts from an empty file
-    bench["rigify_scenes"]()
+    # (Its own benchmark's: from 405f180 on it takes the file of the commit before it, or None.)
+    bench["rigify_scenes"](*[None] * len(inspect.signature(bench["rigify_scenes"]).parameters))
     for scene in [s for s in bpy.data.scenes if s.name.startswith("Rigify ") and s.name != "Rigify ours"]:
         for obj in list(scene.collection.all_objects):
             bpy.data.objects.remove(obj)

@@ -125,10 +125,12 @@ def turn_twist_keys(obj, lower: str) -> None:
     was turned by the rebuild: the twist of a right-side chain is stored with the other sign)."""
     path = setting_path(lower, "twist")
     drivers = obj.animation_data.drivers if obj.animation_data is not None else None
+    turned = set()  # an action's channelbag is listed both as the armature's and among all actions
     for fcurves in _actions_fcurves(obj):
         for fcurve in fcurves if fcurves != drivers else ():
-            if fcurve.data_path != path:
+            if fcurve.data_path != path or fcurve.as_pointer() in turned:
                 continue
+            turned.add(fcurve.as_pointer())
             for point in fcurve.keyframe_points:
                 for attribute in ("co", "handle_left", "handle_right"):
                     value = getattr(point, attribute)
