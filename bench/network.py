@@ -198,32 +198,41 @@ def strip_roll_drivers(obj) -> None:
         drivers.remove(fcurve)
 
 
-def _own_turn_drivers(obj):
-    """The lower roll's driver of each chain of ``obj`` (which adds the lower bone's own turn)."""
+def strip_own_turn(obj) -> None:
+    """Experiment: the lower roll without the lower bone's own turn (405f180's driver: the roll's
+    property alone, one variable), to show what reading the lower bone's rotation costs."""
     paths = {
         f'pose.bones["{bpy.utils.escape_identifier(names.lower)}"].rotation_euler'
         for names in _network_parts(obj)
     }
-    return [f.driver for f in obj.animation_data.drivers if f.data_path in paths and f.array_index == 1]
+    for fcurve in obj.animation_data.drivers:
+        if fcurve.data_path not in paths or fcurve.array_index != 1:
+            continue
+        driver, depth, end = fcurve.driver, 0, 0
+        for index, character in enumerate(driver.expression):  # "(<roll>)+<own turn>": the roll
+            depth += {"(": 1, ")": -1}.get(character, 0)
+            if depth == 0:
+                end = index
+                break
+        driver.expression = driver.expression[1:end]
+        for variable in [v for v in driver.variables if v.name != "r"]:
+            driver.variables.remove(variable)
 
 
-def own_turn_quaternion_only(obj) -> None:
+def own_turn_one_mode(obj) -> None:
     """Experiment: the lower bone's own turn read from its quaternion alone (2 variables), not
     switching on its rotation mode to its Euler channels too (6 variables)."""
-    for driver in _own_turn_drivers(obj):
-        roll, _own = driver.expression.split("+(2*atan2(qy,qw)", 1)
-        for name in ("m", "x", "y", "z"):
-            driver.variables.remove(driver.variables[name])
-        driver.expression = roll + "+2*atan2(qy,qw)"
-
-
-def strip_own_turn(obj) -> None:
-    """Experiment: the lower roll without the lower bone's own turn (405f180's driver, 1 variable)."""
-    for driver in _own_turn_drivers(obj):
-        roll, _own = driver.expression.split("+(2*atan2(qy,qw)", 1)
-        for name in ("m", "qw", "qy", "x", "y", "z"):
-            driver.variables.remove(driver.variables[name])
-        driver.expression = roll[1:-1]
+    paths = {
+        f'pose.bones["{bpy.utils.escape_identifier(names.lower)}"].rotation_euler'
+        for names in _network_parts(obj)
+    }
+    for fcurve in obj.animation_data.drivers:
+        if fcurve.data_path in paths and fcurve.array_index == 1:
+            driver = fcurve.driver
+            roll, _own = driver.expression.split("+(2*atan2(qy,qw)", 1)
+            driver.expression = roll + "+2*atan2(qy,qw)"
+            for variable in [v for v in driver.variables if v.name in ("m", "x", "y", "z")]:
+                driver.variables.remove(variable)
 
 
 def strip_controls(obj) -> None:
@@ -327,7 +336,7 @@ EXPERIMENTS: dict[str, Callable] = {
     "exp: -roll driver": strip_roll,
     "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,
     "exp: -controls' muted IK": strip_controls,
-    "exp: own turn from the quaternion only": own_turn_quaternion_only,
+    "exp: own turn from one mode": own_turn_one_mode,
     "exp: -own turn": strip_own_turn,
     "exp: -aim drivers": strip_aim,
     "exp: -all drivers": strip_drivers,
