@@ -57,10 +57,6 @@ run it after adding chains by script or changing their bones"""
             return {"CANCELLED"}
         if adopted:
             self.report({"INFO"}, f"Made the joined network(s) chains again: {', '.join(adopted)}")
-        copied = self._adopt_copies(context, obj)
-        if copied is None:
-            return {"CANCELLED"}
-        adopted = adopted + copied
         chains, skipped, followed = [], [], []
         for chain in obj.two_bone_ik.chains:
             if chain.name in adopted:
@@ -73,6 +69,13 @@ run it after adding chains by script or changing their bones"""
                 skipped.append(f"'{chain.name}': {problem}")
                 continue
             chains.append(chain)
+        # After the renames are followed: a renamed chain bone copies its own chain's network.
+        names = [chain.name for chain in chains]
+        copied = self._adopt_copies(context, obj)
+        if copied is None:
+            return {"CANCELLED"}
+        chains = [obj.two_bone_ik.chains[name] for name in names]  # a build frees the references
+        adopted = adopted + copied
         if not chains and not adopted:
             self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))
             return {"CANCELLED"}

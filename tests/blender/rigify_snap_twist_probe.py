@@ -108,7 +108,7 @@ def snaps() -> dict:
     return found
 
 
-result = {"rigify": snaps()}
+result: dict = {"rigify": snaps()}
 with bpy.context.temp_override(active_object=rig, object=rig):
     result["operator"] = list(bpy.ops.pose.two_bone_ik_rigify_limbs())
 result["chains"] = snaps()

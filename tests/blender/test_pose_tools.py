@@ -440,3 +440,24 @@ def test_symmetrize_gives_the_other_side_a_working_chain(scene):
     assert mirror_miss(reference) < BLENDER_IK
     assert ankle_miss(ours, "IK Target shin.R") < 1e-5
     assert mirror_miss(ours) < MIRROR, f"{mirror_miss(ours):.4g} m off the mirror"
+
+
+def test_snap_fk_to_ik_keeps_the_solve_when_it_turns_the_lower_bone(scene):
+    """Snap FK to IK writes the solve into the lower bone's rotation, whose own turn the chain reads:
+    with the rolls Snap IK to FK set for a knee off its bend plane, the leg stays where the chain had
+    it (1e-5 m) and the FK pose, the chain off, is the same leg."""
+    obj, left, _ = legs_with_chains()
+    pose_fk(obj, FK_POSE | {"thigh.R": (0, 0, 0), "shin.R": (0, 0, 0)})
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+        assert bpy.ops.pose.two_bone_ik_snap_ik_to_fk(chain="shin.L") == {"FINISHED"}
+    bpy.context.view_layer.objects.active = obj
+    move_bone(obj, "IK Target shin.L", (0.05, 0.1, 0.1))
+    solved = points(obj)[:4]
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_snap_fk_to_ik(chain="shin.L") == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert max((a - b).length for a, b in zip(points(obj)[:4], solved, strict=True)) < 1e-5
+    obj.two_bone_ik.chains["shin.L"].enabled = False
+    bpy.context.view_layer.update()
+    assert max((a - b).length for a, b in zip(points(obj)[:4], solved, strict=True)) < 1e-5
