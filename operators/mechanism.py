@@ -70,11 +70,11 @@ run it after adding chains by script or changing their bones"""
                 continue
             chains.append(chain)
         # After the renames are followed: a renamed chain bone copies its own chain's network.
-        names = [chain.name for chain in chains]
+        paths = [chain.path_from_id() for chain in chains]  # names may repeat (chains made by script)
         copied = self._adopt_copies(context, obj)
         if copied is None:
             return {"CANCELLED"}
-        chains = [obj.two_bone_ik.chains[name] for name in names]  # a build frees the references
+        chains = [obj.path_resolve(path) for path in paths]  # a build frees the references
         adopted = adopted + copied
         if not chains and not adopted:
             self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))

@@ -7,9 +7,8 @@ more. Prints one line ``RESULT <json>``."""
 import json
 import sys
 
-import addon_utils
 import bpy
-from blender_rig import generate_rigify_human
+from blender_rig import generate_rigify_human, unload_rigify
 from mathutils import Euler, Matrix, Vector
 
 rig = generate_rigify_human()
@@ -297,13 +296,4 @@ except RuntimeError as error:
 result["chains_after_third"] = len(rig.two_bone_ik.chains)
 print("RESULT " + json.dumps(result))
 sys.stdout.flush()
-# Rigify's callbacks would keep bpy alive past Python's shutdown, and bpy 4.2 would crash and 4.5
-# hang at exit (docs/blender-4.2-exit-crash.md): undo what it registered.
-for name in dir(bpy.types):
-    cls = getattr(bpy.types, name)
-    if isinstance(cls, type) and cls.__module__ == "builtins" and getattr(cls, "is_registered", False):
-        bpy.utils.unregister_class(cls)  # the rig's UI script
-addon_utils.disable("rigify", default_set=True)
-for name, module in list(sys.modules.items()):
-    if name == "rigify" or name.startswith("rigify."):
-        vars(module).clear()
+unload_rigify()  # its callbacks would keep bpy alive past Python's shutdown

@@ -10,20 +10,14 @@ pose after FK->IK."""
 import json
 import sys
 
-import addon_utils
 import bpy
-from blender_rig import generate_rigify_human
+from blender_rig import RIGIFY_LEFT_DEFORM as DEFORM
+from blender_rig import generate_rigify_human, set_mode, unload_rigify
 from mathutils import Euler, Matrix
 
 rig = generate_rigify_human()
-with bpy.context.temp_override(active_object=rig, object=rig):
-    bpy.ops.object.mode_set(mode="POSE")
-bpy.context.view_layer.update()
+set_mode(rig, "POSE")
 RIG_ID = rig.data["rig_id"]
-DEFORM = {
-    "leg": ["DEF-thigh.L", "DEF-thigh.L.001", "DEF-shin.L", "DEF-shin.L.001", "DEF-foot.L", "DEF-toe.L"],
-    "arm": ["DEF-upper_arm.L", "DEF-upper_arm.L.001", "DEF-forearm.L", "DEF-forearm.L.001", "DEF-hand.L"],
-}
 SETTINGS = {"leg": "thigh_parent.L", "arm": "upper_arm_parent.L"}
 # The snap operators' arguments, as the generated rig's panel passes them.
 SNAP = {
@@ -115,12 +109,4 @@ result["chains"] = snaps()
 result["status"] = {chain.name: chain.status for chain in rig.two_bone_ik.chains}
 print("RESULT " + json.dumps(result))
 sys.stdout.flush()
-# Rigify's callbacks would keep bpy alive past Python's shutdown (docs/blender-4.2-exit-crash.md).
-for name in dir(bpy.types):
-    cls = getattr(bpy.types, name)
-    if isinstance(cls, type) and cls.__module__ == "builtins" and getattr(cls, "is_registered", False):
-        bpy.utils.unregister_class(cls)
-addon_utils.disable("rigify", default_set=True)
-for name, module in list(sys.modules.items()):
-    if name == "rigify" or name.startswith("rigify."):
-        vars(module).clear()
+unload_rigify()

@@ -17,6 +17,7 @@ from blender_rig import (
     leg_with_chain,
     make_armature,
     make_leg,
+    mirrored_legs_bones,
     package,
     set_mode,
     world_head,
@@ -30,24 +31,9 @@ BLENDER_IK = 1e-3
 LEG_POINTS = (("thigh", "head"), ("thigh", "tail"), ("shin", "tail"), ("foot", "tail"))
 
 
-def two_legs_bones():
-    """The bones of two legs: root (0,0,0)->(0,0.3,0); per side hips (±0.05,0,1.2)->(±0.1,0,1.0),
-    thigh (±0.1,0,1)->(±0.1,0.05,0.5), shin ->(±0.1,0,0), foot ->(±0.1,-0.15,-0.05), connected: a
-    rig symmetric about X = 0 with Blender's mirrored names (.L on +X)."""
-    bones = [("root", (0, 0, 0), (0, 0.3, 0), None, False)]
-    for suffix, x in ((".L", 0.1), (".R", -0.1)):
-        bones += [
-            (f"hips{suffix}", (x / 2, 0, 1.2), (x, 0, 1.0), "root", False),
-            (f"thigh{suffix}", (x, 0, 1), (x, 0.05, 0.5), f"hips{suffix}", True),
-            (f"shin{suffix}", (x, 0.05, 0.5), (x, 0, 0), f"thigh{suffix}", True),
-            (f"foot{suffix}", (x, 0, 0), (x, -0.15, -0.05), f"shin{suffix}", True),
-        ]
-    return bones
-
-
 def two_legs(name: str = "Legs"):
-    """An armature of :func:`two_legs_bones`, every bone rolled 0."""
-    return make_armature(name, two_legs_bones())
+    """An armature of two mirrored legs (blender_rig.mirrored_legs_bones), every bone rolled 0."""
+    return make_armature(name, mirrored_legs_bones())
 
 
 def mirror_miss(obj) -> float:
@@ -376,9 +362,9 @@ def test_a_pose_asset_applies_the_posed_leg(scene, flipped):
 
 
 def one_leg(name: str = "Rig"):
-    """A one-sided rig: root, and the left leg of :func:`two_legs_bones` (hips.L, thigh.L, shin.L,
-    foot.L)."""
-    return make_armature(name, [bone for bone in two_legs_bones() if not bone[0].endswith(".R")])
+    """A one-sided rig: root, and the left leg of blender_rig.mirrored_legs_bones (hips.L, thigh.L,
+    shin.L, foot.L)."""
+    return make_armature(name, [bone for bone in mirrored_legs_bones() if not bone[0].endswith(".R")])
 
 
 def symmetrize(obj) -> None:
@@ -446,7 +432,7 @@ def test_snap_fk_to_ik_keeps_the_solve_when_it_turns_the_lower_bone(scene):
     """Snap FK to IK writes the solve into the lower bone's rotation, whose own turn the chain reads:
     with the rolls Snap IK to FK set for a knee off its bend plane, the leg stays where the chain had
     it (1e-5 m) and the FK pose, the chain off, is the same leg."""
-    obj, left, _ = legs_with_chains()
+    obj, _, _ = legs_with_chains()
     pose_fk(obj, FK_POSE | {"thigh.R": (0, 0, 0), "shin.R": (0, 0, 0)})
     with bpy.context.temp_override(active_object=obj, object=obj):
         assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}

@@ -8,11 +8,10 @@ measures both rigs (tests/blender/rigify_snap_twist_probe.py).
 
 from __future__ import annotations
 
-import json
 import pathlib
 
 import pytest
-from blender_rig import exited_cleanly, run_blender
+from blender_rig import probe_result
 
 PROBE = pathlib.Path(__file__).with_name("rigify_snap_twist_probe.py")
 FLOAT32 = 1e-5  # m: what float32 leaves of an exact snap on a human's limbs
@@ -20,12 +19,7 @@ FLOAT32 = 1e-5  # m: what float32 leaves of an exact snap on a human's limbs
 
 @pytest.fixture(scope="module")
 def measured() -> dict:
-    process = run_blender(
-        f"exec(compile(open({str(PROBE)!r}).read(), 'rigify_snap_twist_probe', 'exec'))", timeout=600
-    )
-    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
-    assert exited_cleanly(process.returncode) and lines, process.stdout[-5000:] + process.stderr[-5000:]
-    return json.loads(lines[-1][len("RESULT ") :])
+    return probe_result(PROBE)
 
 
 def test_rigify_snaps_of_a_twisted_forearm_and_shin_are_as_exact_as_rigifys_own_ik(measured):

@@ -34,12 +34,9 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from make_0_1_0_file import _rounded, rig_helpers, start, write_files  # noqa: E402
-from make_root_settings_file import frame_record  # noqa: E402
+from make_root_settings_file import FRAMES, frame_record, key_and_snap  # noqa: E402
 
-STEM = "two_bone_ik_unsided"
-BLEND = HERE / f"{STEM}.blend"
-RECORD = HERE / f"{STEM}.json"
-FRAMES = range(1, 9)
+BLEND, RECORD = (HERE / f"two_bone_ik_unsided.{kind}" for kind in ("blend", "json"))
 # FK rotations (thigh, shin; Euler XYZ) of the right leg at the frames Snap IK to FK keys: the shin
 # bent and turned about its own axis.
 SNAPS = {1: ((0.3, 0.1, 0.0), (-0.9, 0.3, 0.0)), 6: ((0.6, -0.2, 0.05), (-1.2, -0.25, 0.1))}
@@ -48,42 +45,23 @@ LEFT_TWIST = 0.3
 LEFT_TURN = (0.0, 0.2, 0.0)
 
 
-def bones() -> list:
-    found = [("root", (0, 0, 0), (0, 0.3, 0), None, False)]
-    for suffix, x in ((".L", 0.1), (".R", -0.1)):
-        found += [
-            (f"hips{suffix}", (x / 2, 0, 1.2), (x, 0, 1.0), "root", False),
-            (f"thigh{suffix}", (x, 0, 1), (x, 0.05, 0.5), f"hips{suffix}", True),
-            (f"shin{suffix}", (x, 0.05, 0.5), (x, 0, 0), f"thigh{suffix}", True),
-            (f"foot{suffix}", (x, 0, 0), (x, -0.15, -0.05), f"shin{suffix}", True),
-        ]
-    return found
-
-
 def build_scene():
     import bpy
 
     helpers = rig_helpers()
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = FRAMES[0], FRAMES[-1]
-    obj = helpers.make_armature("Legs", bones())
+    obj = helpers.make_armature("Legs", helpers.mirrored_legs_bones())
     obj.animation_data_create().action = bpy.data.actions.new("Walk")
     helpers.add_chain_with_operator(obj, "shin.L", controls="BONES", mirror=True)
     left, right = obj.two_bone_ik.chains["shin.L"], obj.two_bone_ik.chains["shin.R"]
-    scene.tool_settings.use_keyframe_insert_auto = True
-    for frame, (thigh, shin) in SNAPS.items():
-        scene.frame_set(frame)
-        right.enabled = False
-        for name, rotation in (("thigh.R", thigh), ("shin.R", shin)):
-            bone = obj.pose.bones[name]
-            bone.rotation_mode = "XYZ"
-            bone.rotation_euler = rotation
-            bone.keyframe_insert("rotation_euler", frame=frame)
+
+    def snap() -> None:
         with bpy.context.temp_override(active_object=obj, object=obj):
             if bpy.ops.pose.two_bone_ik_snap_ik_to_fk(chain="shin.R") != {"FINISHED"}:
                 raise RuntimeError("Snap IK to FK failed")
-        right.enabled = True
-    scene.tool_settings.use_keyframe_insert_auto = False
+
+    key_and_snap(obj, right, SNAPS, ("thigh.R", "shin.R"), snap)
     lower = obj.pose.bones["shin.R"]
     for frame, value in TWIST.items():
         lower["IK Twist"] = value
@@ -104,10 +82,7 @@ def main(checkout: pathlib.Path) -> None:
     if "IK Side" in root or "influence" in root:
         raise RuntimeError(f"{checkout} is not the layout before sides (405f180)")
     scene = bpy.context.scene
-    frames = {}
-    for frame in FRAMES:
-        scene.frame_set(frame)
-        frames[str(frame)] = frame_record(obj)
+    frames = {str(frame): (scene.frame_set(frame), frame_record(obj))[1] for frame in FRAMES}
     scene.frame_set(FRAMES[0])
     record = {
         "about": (

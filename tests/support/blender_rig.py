@@ -644,3 +644,57 @@ def generate_rigify_human():
     bpy.context.view_layer.objects.active = rig
     bpy.context.view_layer.update()
     return rig
+
+
+def mirrored_legs_bones() -> list:
+    """Two legs for :func:`make_armature` (armature space, metres): root (0,0,0)->(0,0.3,0); per side
+    hips (±0.05,0,1.2)->(±0.1,0,1.0), thigh (±0.1,0,1)->(±0.1,0.05,0.5), shin ->(±0.1,0,0), foot
+    ->(±0.1,-0.15,-0.05), connected: symmetric about X = 0 with Blender's mirrored names (.L on +X)."""
+    bones: list[BoneSpec] = [("root", (0, 0, 0), (0, 0.3, 0), None, False)]
+    for suffix, x in ((".L", 0.1), (".R", -0.1)):
+        bones += [
+            (f"hips{suffix}", (x / 2, 0, 1.2), (x, 0, 1.0), "root", False),
+            (f"thigh{suffix}", (x, 0, 1), (x, 0.05, 0.5), f"hips{suffix}", True),
+            (f"shin{suffix}", (x, 0.05, 0.5), (x, 0, 0), f"thigh{suffix}", True),
+            (f"foot{suffix}", (x, 0, 0), (x, -0.15, -0.05), f"shin{suffix}", True),
+        ]
+    return bones
+
+
+# The deform bones of a generated Rigify human's left leg and arm.
+RIGIFY_LEFT_DEFORM = {
+    "leg": ["DEF-thigh.L", "DEF-thigh.L.001", "DEF-shin.L", "DEF-shin.L.001", "DEF-foot.L", "DEF-toe.L"],
+    "arm": ["DEF-upper_arm.L", "DEF-upper_arm.L.001", "DEF-forearm.L", "DEF-forearm.L.001", "DEF-hand.L"],
+}
+
+
+def unload_rigify() -> None:
+    """Undo what Rigify and a generated rig's UI script registered: its callbacks would keep bpy
+    alive past Python's shutdown, and bpy 4.2 would crash and 4.5 hang at exit
+    (docs/blender-4.2-exit-crash.md). For the end of a process that generated a rig."""
+    import sys
+
+    import addon_utils  # Blender's: importable once bpy is
+
+    for name in dir(bpy.types):
+        cls = getattr(bpy.types, name)
+        if isinstance(cls, type) and cls.__module__ == "builtins" and getattr(cls, "is_registered", False):
+            bpy.utils.unregister_class(cls)  # the rig's UI script
+    addon_utils.disable("rigify", default_set=True)
+    for name, module in list(sys.modules.items()):
+        if name == "rigify" or name.startswith("rigify."):
+            vars(module).clear()
+
+
+def probe_result(probe: pathlib.Path, timeout: float = 600.0) -> dict:
+    """Run the script ``probe`` in a fresh Blender process (:func:`run_blender`) and return the
+    JSON of its last line starting ``RESULT ``; fails with its output when it has none or the
+    process did not exit cleanly."""
+    import json
+
+    process = run_blender(
+        f"exec(compile(open({str(probe)!r}).read(), {probe.stem!r}, 'exec'))", timeout=timeout
+    )
+    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
+    assert exited_cleanly(process.returncode) and lines, process.stdout[-5000:] + process.stderr[-5000:]
+    return json.loads(lines[-1][len("RESULT ") :])
