@@ -284,6 +284,10 @@ def view3d():
     return {"screen": screen, "area": area, "region": region, "space_data": area.spaces.active}
 
 
+@pytest.mark.skipif(
+    bpy.app.version < (5, 0, 0),
+    reason="Blender 4.x's transform tools crash the bpy module, which has no window (measured on 4.2)",
+)
 def test_x_axis_mirror_posing_mirrors_a_leg_with_twist(extension):
     """X-Axis Mirror on, the left leg posed with the transform tools (its target and pole moved, its
     shin turned about its own axis, its thigh turned): with the same Twist, 20 degrees, on both
@@ -327,6 +331,15 @@ def apply_pose_asset(obj, action, flipped: bool) -> None:
     bpy.context.view_layer.update()
 
 
+def create_pose_asset(name: str) -> set[str]:
+    """The Pose Library's Create Pose Asset, in the current file: its arguments changed in 4.3,
+    when the Pose Library moved into Blender (it was a bundled add-on)."""
+    options = bpy.ops.poselib.create_pose_asset.get_rna_type().properties
+    if "asset_library_reference" in options:
+        return bpy.ops.poselib.create_pose_asset(pose_name=name, asset_library_reference="LOCAL")
+    return bpy.ops.poselib.create_pose_asset(pose_name=name, activate_new_action=False)
+
+
 @pytest.mark.parametrize("flipped", [False, True])
 def test_a_pose_asset_applies_the_posed_leg(scene, flipped):
     """A pose asset made from the left leg and its controls (the Pose Library's Create Pose Asset),
@@ -346,9 +359,7 @@ def test_a_pose_asset_applies_the_posed_leg(scene, flipped):
         left_leg = ["thigh.L", "shin.L", "foot.L", "IK Target shin.L", "IK Pole shin.L"]
         select_only(obj, left_leg)
         with bpy.context.temp_override(active_object=obj, object=obj):
-            assert bpy.ops.poselib.create_pose_asset(
-                pose_name=f"{obj.name} pose", asset_library_reference="LOCAL"
-            ) == {"FINISHED"}
+            assert create_pose_asset(f"{obj.name} pose") == {"FINISHED"}
         action = bpy.data.actions[f"{obj.name} pose"]
         select_only(obj, [bone.name for bone in obj.pose.bones])
         assert run(bpy.ops.pose.transforms_clear, obj) == {"FINISHED"}
