@@ -54,11 +54,6 @@ def bone_selection_owner(obj, bone_name: str):
     return obj.pose.bones[bone_name] if POSE_BONE_SELECT else obj.data.bones[bone_name]
 
 
-def is_bone_selected(obj, bone_name: str) -> bool:
-    """Whether bone ``bone_name`` of armature object ``obj`` is selected, on every supported version."""
-    return bool(bone_selection_owner(obj, bone_name).select)
-
-
 def select_bone(obj, bone_name: str, selected: bool = True) -> None:
     """Select (or deselect) bone ``bone_name`` of armature object ``obj``, on every supported version."""
     bone_selection_owner(obj, bone_name).select = selected

@@ -23,12 +23,13 @@ the worst deform bone length change and end-on-target distance of each. Timed: o
 ``view_layer.update()`` after moving the left foot IK control, and one ``scene.frame_set()`` of
 the foot control keyed over 24 frames (one frame of playback), interleaved the same way.
 
-**Before** (``--before REV``, by default ``e80dfb6``, the network as issue 30 found it): the same
-rigs with the network of an earlier commit, built by that commit's own benchmark in a separate
-Blender process (its tree from ``git archive``) and saved to a .blend, whose scenes this process
-appends and times interleaved with ``native`` and ``ours``. The appended network needs nothing of
-that commit's code: Blender evaluates it, as it does in a Blender without the extension.
-``--before none`` skips it (also skipped, with a message, where the commit is not in the clone).
+**Before** (``--before REV``, by default ``e80dfb6``, the network before its roll drivers and
+influence checks): the same rigs with the network of an earlier commit, built by that commit's own
+benchmark in a separate Blender process (its tree from ``git archive``) and saved to a .blend,
+whose scenes this process appends and times interleaved with ``native`` and ``ours``. The appended
+network needs nothing of that commit's code: Blender evaluates it, as it does in a Blender without
+the extension. ``--before none`` skips it (also skipped, with a message, where the commit is not in
+the clone).
 
 **Experiments** (labelled ``exp:`` in the table, not the shipped network; ``--no-experiments``
 skips them): the ``ours`` network with one part taken out or put back as it was, next to the
@@ -74,11 +75,11 @@ THIGH = ((0.0, 0.0, 1.0), (0.0, -0.05, 0.5))
 SHIN = ((0.0, -0.05, 0.5), (0.0, 0.0, 0.0))
 SPACING = 2.0
 WARM_UP = 2
-# The goals the project reports against (issue 30): ours/native at most GOAL_FEW for 1-10 chains,
+# The goals the project reports against (docs/benchmarks.md): ours/native at most GOAL_FEW for 1-10 chains,
 # GOAL_MANY for more, GOAL_RIGIFY on the Rigify human.
 GOAL_FEW, GOAL_MANY, GOAL_RIGIFY = 1.2, 1.5, 1.0
 BEFORE = "before"
-# The network issue 30 was filed against.
+# The network before the roll drivers and the influence checks were added.
 BEFORE_REVISION = "e80dfb6"
 # Rigify's limbs: (IK chain upper bone, lower bone, IK target bone, pole bone, settings bone).
 RIGIFY_LIMBS = tuple(
@@ -276,7 +277,7 @@ def strip_to_output(obj) -> None:
 
 
 def strip_influence_guard(obj) -> None:
-    """Experiment: the upper chain bone's influence driver as before issue 29, ``influence *
+    """Experiment: the upper chain bone's influence driver as before the ERROR checks, ``influence *
     enabled`` with two variables (the lower bone's reads it), without the checks that leave the
     own pose where the network cannot solve (the target's validity, the distances, the root's
     scale: solver.expressions.influence)."""
@@ -296,7 +297,7 @@ def strip_influence_guard(obj) -> None:
 
 def influence_computed_twice(obj) -> None:
     """Experiment: the lower bone's influence driver computes the influence and its checks again
-    from the settings (as before issue 30), instead of reading the upper bone's driven influence
+    from the settings (as before it was read once), instead of reading the upper bone's driven influence
     (``spec.SAME_INFLUENCE``): what that merge saved."""
     name = network().CONSTRAINT
     drivers = obj.animation_data.drivers
@@ -320,8 +321,9 @@ def influence_computed_twice(obj) -> None:
 
 
 def pose_space_tracks(obj) -> None:
-    """Experiment: the two Damped Tracks in pose space, as before issue 29 (now in the root bone's
-    space, exact under a parent's uneven scale): what the custom space costs."""
+    """Experiment: the two Damped Tracks in pose space, as before squash and stretch was solved
+    (now in the root bone's space, exact under a parent's uneven scale): what the custom space
+    costs."""
     for names in _network_parts(obj):
         for bone, constraint in ((names.aim, "Aim"), (names.lower, "Bend")):
             track = obj.pose.bones[bone].constraints[constraint]
@@ -329,8 +331,8 @@ def pose_space_tracks(obj) -> None:
 
 
 EXPERIMENTS: dict[str, Callable] = {
-    "exp: influence drivers before issue 29": strip_influence_guard,
-    "exp: tracks in pose space (before issue 29)": pose_space_tracks,
+    "exp: influence drivers before the ERROR checks": strip_influence_guard,
+    "exp: tracks in pose space (as before)": pose_space_tracks,
     "exp: influence computed twice (before)": influence_computed_twice,
     "exp: -influence drivers": strip_influence,
     "exp: -roll driver": strip_roll,
@@ -830,7 +832,7 @@ def main() -> None:
     parser.add_argument(
         "--before",
         default=BEFORE_REVISION,
-        help="commit whose network is timed beside ours ('none': skip; default: the one issue 30 found)",
+        help="commit whose network is timed beside ours ('none': skip; default: before the roll drivers)",
     )
     parser.add_argument("--no-rigify", action="store_true")
     parser.add_argument("--no-legs", action="store_true", help="skip the leg rows (only the Rigify human)")

@@ -10,16 +10,16 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix, Vector
 
-from ..compat import is_bone_selected, select_bone  # noqa: F401  (re-exported for the operators)
+from ..compat import select_bone  # noqa: F401  (re-exported for the operators)
 from ..network import build as network
 from ..network import health, rolls
 from ..network import remove as network_remove
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
-from . import muting, pose, readout
-from .bones import ChainError, chain_bones, end_bone, renamed, renamed_source, unique_name
+from . import muting, pose
+from .bones import chain_bones, end_bone, renamed, renamed_source, unique_name
 from .controls import POLE_DISTANCE
-from .status import applied, solved  # noqa: F401  (re-exported for ui/ and animation/snap.py)
+from .status import applied  # noqa: F401  (re-exported for operators/apply.py)
 
 
 def chain_parts(obj) -> set[str]:
@@ -197,15 +197,6 @@ def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
     return [
         (slot, name, obj.pose.bones[name].matrix_basis.copy()) for slot, name in chain_bone_slots(obj, chain)
     ]
-
-
-def source_point(chain, which: str) -> Vector | None:
-    """World position of the chain's ``which`` ("target" or "pole"), the point its bone's
-    Head/Tail picks for a bone; None when unset or unusable."""
-    try:
-        return readout.source_point(chain, which)
-    except ChainError:
-        return None
 
 
 def constrained_bones(obj, chain) -> list[str]:

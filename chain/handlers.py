@@ -15,7 +15,7 @@ from bpy.app.handlers import persistent
 
 from ..compat import BOOLEAN_KEYS_STEP
 from ..network.edit import MechanismError
-from . import enabled_keys, upgrade
+from . import enabled_keys, memo, upgrade
 
 
 def upgrade_file() -> None:
@@ -90,3 +90,4 @@ def register() -> None:
 
 def unregister() -> None:
     _remove_ours()
+    memo.forget()  # the interface's kept readouts and the handlers that watch them

@@ -85,6 +85,14 @@ class TwoBoneIKMutedConstraint(bpy.types.PropertyGroup):
         min=-1,
         override=OVERRIDABLE,
     )
+    driver_path: StringProperty(
+        name="Driver Path",
+        description=(
+            "The data path the constraint's Enabled (Mute) driver drove: while the chain is on, the "
+            "driver drives a custom property of the same bone instead, and Remove moves it back"
+        ),
+        override=OVERRIDABLE,
+    )
     was_enabled: BoolProperty(
         name="Was Enabled",
         description="Whether the constraint was enabled when it was muted (Remove sets it back)",

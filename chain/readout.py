@@ -21,7 +21,7 @@ from ..network import health
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import MIN_REACH, solve_two_bone_ik
 from ..solver.expressions import FLOAT32_FAR
-from . import pose, settings
+from . import memo, pose, settings
 from .bones import ChainError, blender_ik, chain_bones, end_bone, renamed_source
 from .status import (
     CLEAN,
@@ -129,6 +129,46 @@ def source_point(chain, which: str) -> Vector | None:
     return source.matrix_world @ bone.head.lerp(bone.tail, getattr(chain, f"{which}_head_tail"))
 
 
+class Glance(NamedTuple):
+    """Where a chain is now, world space, from its evaluated bones and its sources alone (no
+    status): root, joint and end, the target and pole (None without one), and whether the end is
+    on the target within the readouts' tolerance."""
+
+    root: Vector
+    joint: Vector
+    end: Vector
+    target: Vector
+    pole: Vector | None
+    on_target: bool
+
+
+def on_target(end_point: Vector, point: Vector, root: Vector, joint_point: Vector) -> bool:
+    """Whether ``end_point`` is on ``point`` within SHEAR_TOLERANCE x the chain's length (world)."""
+    length = (joint_point - root).length + (end_point - joint_point).length
+    return _distance(end_point, point) <= SHEAR_TOLERANCE * length
+
+
+def glance(chain, obj=None) -> Glance | None:
+    """The chain's :class:`Glance` in ``obj`` (its armature, or an evaluated copy of it), or None
+    when there is nothing to show: the armature in its Rest Position, a bone missing, no target, or
+    a target or pole that cannot be read (the status says why). Disabled or not. Costs no status:
+    the overlay and the chain list draw from it on every redraw."""
+    obj = obj or chain.id_data
+    if obj.pose is None or obj.data.pose_position == "REST":
+        return None
+    upper, lower = obj.pose.bones.get(chain.upper_bone), obj.pose.bones.get(chain.lower_bone)
+    try:
+        target = source_point(chain, "target")
+        pole = source_point(chain, "pole")
+    except ChainError:
+        return None
+    if upper is None or lower is None or target is None:
+        return None
+    world = obj.matrix_world
+    root, joint_point, end_point = world @ upper.head, world @ lower.head, world @ lower.tail
+    return Glance(root, joint_point, end_point, target, pole, on_target(end_point, target, root, joint_point))
+
+
 TRANSFORM_CHANNELS = frozenset(
     {"location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale"}
 )
@@ -219,7 +259,11 @@ def _moves_with(obj, chain, source, bone_name: str) -> bool:
     mesh): a cycle, the chain would chase its own target."""
     names = network.parts(chain.upper_bone, chain.lower_bone)
     moving = {chain.upper_bone, names.target, names.aim}
-    return any(armature == obj and name in moving for armature, name in _follows(source, bone_name))
+    # A question of the rig's relations alone: the panel keeps its answer until they change.
+    key = ("moves with", obj.session_uid, chain.upper_bone, chain.lower_bone, source.session_uid, bone_name)
+    return memo.relations_scoped(
+        key, lambda: any(armature == obj and name in moving for armature, name in _follows(source, bone_name))
+    )
 
 
 def check_sources(chain) -> None:
@@ -357,7 +401,10 @@ def read(chain) -> Reading:
         if obj.pose is None:
             raise ChainError(f"Armature '{obj.name}' has no pose yet")
         upper, lower = chain_bones(obj, chain)
-        problem = health.problem(obj, chain)
+        # Which channels have drivers, and what was added to the network, are questions of the
+        # rig's relations: the panel keeps their answers until those change.
+        driven = memo.relations_scoped(("driven", obj.session_uid), lambda: health.driven_channels(obj))
+        problem = health.problem(obj, chain, driven)
         if problem:
             raise ChainError(problem)
         check_sources(chain)
@@ -398,7 +445,7 @@ def read(chain) -> Reading:
                 "status cannot tell what those after it do (at 1 it measures them)"
             )
             return Reading(Status("WARNING", text), reachable, too_close)
-    added = health.foreign(obj, chain)
+    added = _foreign(obj, chain)
     if added:  # on the solve where it is measured, but it may turn a bone about its own axis
         text = (
             f"{added[0]} was added to the chain's network: run Pose > Two-Bone IK > Update Mechanism, "
@@ -409,6 +456,13 @@ def read(chain) -> Reading:
     if stale:  # this chain is solved; a bone's own turn, or a copy's leg, is not
         return Reading(Status("WARNING", stale), reachable, too_close)
     return Reading(status, reachable, too_close)
+
+
+def _foreign(obj, chain) -> list[str]:
+    """health.foreign, kept by the panel until the rig's relations change (a constraint, key or
+    driver added to the network rebuilds them)."""
+    key = ("foreign", obj.session_uid, chain.upper_bone, chain.lower_bone)
+    return memo.relations_scoped(key, lambda: health.foreign(obj, chain))
 
 
 def _world_noise(obj) -> float:
@@ -583,7 +637,7 @@ def _cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
             f"a twist of {twist:.6g} rad is beyond what Blender's float32 drivers turn exactly: "
             "keep it within a few turns"
         )
-    added = health.foreign(obj, chain)
+    added = _foreign(obj, chain)
     if added:
         return f"{added[0]} moves it: run Pose > Two-Bone IK > Update Mechanism, which removes it"
     if tie:
@@ -632,7 +686,7 @@ def cause(chain, reading: Reading) -> str:
     upper = chain.id_data.pose.bones.get(chain.upper_bone)
     world = chain.id_data.matrix_world
     head, joint_, tail = (world @ p for p in (upper.head if upper else bone.head, bone.head, bone.tail))
-    if _distance(tail, point) <= SHEAR_TOLERANCE * ((joint_ - head).length + (tail - joint_).length):
+    if on_target(tail, point, head, joint_):
         return "NONE"
     state = reading.status.state
     if state == "REST":

@@ -69,12 +69,34 @@ def _settings_bone(obj, lower: str, constraints) -> str:
     return ""
 
 
-def limbs(obj) -> list[Limb]:
-    """The limbs of ``obj`` that a chain can take over: each bone with a Blender IK constraint of
-    chain length 2 aimed at a bone of ``obj`` and one with a pole bone of ``obj`` (Rigify's limbs:
-    legs, arms, and other limbs made the same way), its parent being the IK chain's upper bone. A
-    bone that already has a chain is left out."""
-    found = []
+def _copied(obj) -> set[str]:
+    """The bones of ``obj`` whose pose another bone of ``obj`` copies (Copy Transforms)."""
+    return {
+        constraint.subtarget
+        for pose_bone in obj.pose.bones
+        for constraint in pose_bone.constraints
+        if constraint.type == "COPY_TRANSFORMS" and constraint.target == obj and constraint.subtarget
+    }
+
+
+def limbs(obj) -> tuple[list[Limb], list[tuple[str, str]]]:
+    """The limbs of ``obj`` that a chain can take over, and the two-bone IK left alone.
+
+    A limb is a bone with a Blender IK constraint of chain length 2 aimed at a bone of ``obj`` and
+    one with a pole bone of ``obj``, its parent being the IK chain's upper bone, whose two bones
+    other bones copy (Copy Transforms: Rigify's ORG bones blend the limb's IK chain and its FK
+    bones, docs/rigify.md). Rigify's paws (``limbs.front_paw``, ``limbs.rear_paw``) also solve a
+    helper IK made the same way (``MCH-thigh_ik2.L``/``MCH-shin_ik2.L``) that no bone copies: it
+    only turns the paw's heel, where the limb's own IK then aims, so it is left as Rigify made it.
+    A bone that already has a chain is left out.
+
+    Returns
+    -------
+    (list of Limb, list of (str, str))
+        The limbs, and (lower bone, why it is left alone) for each such IK that is not a limb.
+    """
+    found, left = [], []
+    copied = _copied(obj) if obj.pose is not None else set()
     for pose_bone in obj.pose.bones if obj.pose is not None else ():
         iks = [
             constraint
@@ -89,6 +111,15 @@ def limbs(obj) -> list[Limb]:
         poled = [c for c in iks if c.pole_target == obj and obj.data.bones.get(c.pole_subtarget) is not None]
         if not poled or pose_bone.parent is None or chain_on_bone(obj, pose_bone.name) is not None:
             continue
+        if pose_bone.name not in copied or pose_bone.parent.name not in copied:
+            left.append(
+                (
+                    pose_bone.name,
+                    "no bone copies its pose (a helper IK inside the limb, as in Rigify's paws, which "
+                    "turns a bone the limb's IK aims at): left as Rigify made it",
+                )
+            )
+            continue
         names = tuple(constraint.name for constraint in iks)
         found.append(
             Limb(
@@ -100,7 +131,7 @@ def limbs(obj) -> list[Limb]:
                 constraints=names,
             )
         )
-    return found
+    return found, left
 
 
 def _pole_on(obj, limb: Limb, changed: list, notes: list[tuple[str, str]]) -> None:
@@ -161,7 +192,8 @@ def rigify_limbs(
     -------
     (list of str, list of str, list of (str, str))
         The new chains' names, Rigify's IK muted ("'<constraint>' on '<bone>'"), and notes for the
-        user, (report type 'INFO' or 'WARNING', text): settings changed or left.
+        user, (report type 'INFO' or 'WARNING', text): settings changed or left, and each
+        two-bone IK that is not a limb (:func:`limbs`), named with why it was left alone.
 
     Raises
     ------
@@ -169,22 +201,23 @@ def rigify_limbs(
         With the reason, having changed nothing, when no limb is found or the armature cannot
         take the network's bones (MechanismError).
     """
-    found = [limb for limb in limbs(obj) if not chains_sharing_bones(obj, limb.upper, limb.lower)]
+    candidates, left = limbs(obj)
+    found = [limb for limb in candidates if not chains_sharing_bones(obj, limb.upper, limb.lower)]
     if not found:
         raise ValueError(
             f"'{obj.name}' has no Rigify limb without a chain: no bone with an IK constraint of "
-            "chain length 2 aimed at a bone of the rig with a pole bone"
+            "chain length 2 aimed at a bone of the rig with a pole bone, whose pose other bones copy"
         )
     reason = can_add_bones(obj)
     if reason:
         raise MechanismError(reason)
     changed: list = []
-    notes: list[tuple[str, str]] = []
+    notes: list[tuple[str, str]] = [("INFO", f"'{bone}': {why}") for bone, why in left]
     for limb in found:
         _pole_on(obj, limb, changed, notes)
     if changed:
         notes.insert(
-            0, ("INFO", "Pole Vector turned on for " + ", ".join(f"'{bone}'" for bone, *_ in changed))
+            len(left), ("INFO", "Pole Vector turned on for " + ", ".join(f"'{bone}'" for bone, *_ in changed))
         )
     stretchy = [
         limb.settings

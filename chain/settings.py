@@ -17,6 +17,7 @@ import math
 
 from ..network import build as network
 from ..network import health
+from . import memo
 from .bones import ChainError
 
 DEFAULTS = {name: default for name, default, _, _ in network.SETTINGS}
@@ -46,11 +47,19 @@ def _named_holder(chain):
     return None, {}
 
 
+def _sharing(chain) -> str:
+    """health.sharing, its walk of the chains made once per draw of the interface."""
+    obj = chain.id_data
+    return health.sharing(
+        obj, chain, memo.per_draw(("first users", obj.session_uid), lambda: health.first_users(obj))
+    )
+
+
 def holder(chain):
     """(pose bone, {setting: property name}) holding the chain's settings (:func:`_named_holder`),
     or (None, {}) when the network is not built or the bones are an earlier chain's."""
     bone, keys = _named_holder(chain)
-    if bone is None or health.sharing(chain.id_data, chain):
+    if bone is None or _sharing(chain):
         return None, {}  # a chain on an earlier chain's bones has no network of its own
     return bone, keys
 
@@ -73,7 +82,7 @@ def _value(chain, bone, key: str | None, name: str) -> float:
 def value(chain, name: str) -> float:
     bone, keys = _named_holder(chain)
     # (Whose bone it is matters only when it holds the setting: finding that walks the chains.)
-    if bone is not None and keys.get(name) in bone and health.sharing(chain.id_data, chain):
+    if bone is not None and keys.get(name) in bone and _sharing(chain):
         bone = None
     return _value(chain, bone, keys.get(name), name)
 

@@ -44,11 +44,6 @@ POLE_NEAR = Status("WARNING", "Pole is nearly on the root-target line: the bend 
 REST = "Armature '{}' is in Rest Position: the chain is not applied"
 
 
-def solved(state: str) -> bool:
-    """Whether a chain in ``state`` solved and had its pose written."""
-    return state != "ERROR"
-
-
 def applied(state: str) -> bool:
     """Whether a chain in ``state`` moves the bones: it solved and the armature is posed."""
     return state not in ("ERROR", "REST")

@@ -280,38 +280,3 @@ DRIVERS = {
     )
     for bone in NETWORK
 }
-
-
-def _parent_text(bone: Bone) -> str:
-    parent = f"`{_name(bone.parent)}`" if bone.parent else "the upper bone's parent"
-    return parent + (", not inheriting rotation" if bone.inherit == "hinge" else "")
-
-
-def _name(field: str) -> str:
-    return {"upper": "MCH-IK-U", "lower": "MCH-IK-L"}.get(field, f"MCH-IK-L-{field}")
-
-
-def _constraint_text(constraint: Constraint) -> str:
-    aimed = f"the chain's {constraint.source}" if constraint.source else f"`{_name(constraint.target)}`"
-    space = ", in the root's space" if constraint.space == "CUSTOM" else ""
-    driven = f", influence `{constraint.influence.rule}`" if constraint.influence else ""
-    return f"{constraint.name}: {constraint.kind.replace('_', ' ').title()} of {aimed}{space}{driven}"
-
-
-def table() -> str:
-    """The network's bones as a Markdown table (for ``docs/how-it-works.md``): bone, parent,
-    constraints and drivers (with their :mod:`solver.expressions` rules), what it does. ``L`` is
-    the lower bone's name, ``U`` the upper's."""
-    rows = ["| bone | parent | constraints, drivers | what it does |", "|---|---|---|---|"]
-    for bone in NETWORK:
-        parts = [_constraint_text(constraint) for constraint in bone.constraints]
-        parts += [f"{driver.channel}[{driver.array_index}]: `{driver.rule}`" for driver in bone.drivers]
-        rows.append(
-            f"| `{_name(bone.field)}` | {_parent_text(bone)} | {'; '.join(parts) or '-'} | {bone.does} |"
-        )
-    rows.append(
-        f"| `U`, `L` (the chain bones) | - | {OUTPUT}: Copy Transforms of `MCH-IK-U`, `MCH-IK-L`, "
-        f"influence `{INFLUENCE.rule}` on `U`, `{SAME_INFLUENCE.rule}` (`U`'s) on `L` | the solve, or "
-        "their own pose where it cannot be made |"
-    )
-    return "\n".join(rows)

@@ -7,6 +7,7 @@ import bpy
 from ..chain.adopt import adopt, adopt_copies, orphans
 from ..chain.bones import ChainError, blender_ik, chain_bones, missing_control
 from ..chain.chains import follow_renames, owning_armature
+from ..chain.muting import park_all
 from ..network.build import build
 from ..network.health import foreign_all
 from .common import rig_editable
@@ -87,6 +88,7 @@ run it after adding chains by script or changing their bones"""
         except ValueError as error:  # MechanismError, or bones the network cannot be named for
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        parked = [item for name in chain_names for item in park_all(obj, obj.two_bone_ik.chains[name])]
         obj.update_tag()
         for name in chain_names:  # what a rebuild cannot change, said so
             iks = blender_ik(obj, obj.two_bone_ik.chains[name])
@@ -106,6 +108,12 @@ run it after adding chains by script or changing their bones"""
             self.report(
                 {"INFO"},
                 f"Moved keys of a network of the earlier layout to the lower bone: {'; '.join(moved)}",
+            )
+        if parked:
+            self.report(
+                {"INFO"},
+                "Moved the drivers of Blender's IK muted for the chains to custom properties of their "
+                f"bones, where they make no dependency cycle (Remove moves them back): {', '.join(parked)}",
             )
         if chains:
             self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")

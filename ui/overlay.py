@@ -3,7 +3,8 @@
 
 Interactive sessions only. Shaders are built lazily inside the draw callback, because creating any
 ``gpu`` shader raises SystemError in background mode, and only shader names valid from 4.2 to 5.2
-are used. The draw handler is added once and removed once.
+are used. The draw handler is there while the Overlay toggle is on (added once, removed once):
+turned off, nothing of it runs per redraw.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from bpy.props import BoolProperty
 from gpu_extras.batch import batch_for_shader
 from mathutils import Vector
 
-from ..chain.chains import applied, source_point
+from ..chain.readout import glance
 from ..compat import WIDE_LINE_SHADER
 
 # Line colours (linear RGBA) and widths in pixels.
@@ -42,9 +43,10 @@ class OverlayLine(NamedTuple):
 def overlay_lines(context) -> list[OverlayLine]:
     """The overlay's segments for every enabled chain of every visible armature (read-only).
 
-    Root to target when the end is on it; root to where the end stops, in the warning colour, when
-    anything keeps it off (the chain's Shortfall Cause). Joint to pole when there is a pole.
-    Chains that are not applied (not solved, Rest Position) draw nothing.
+    Root to target when the end is on it; root to where the end stops, in the warning colour,
+    when it is not. Joint to pole when there is a pole. Drawn from the evaluated bones and the
+    chain's sources alone (chain.readout.glance), never a status: a chain with nothing to
+    show (disabled, Rest Position, no target, or one that cannot be read) draws nothing.
     """
     depsgraph = context.view_layer.depsgraph
     lines = []
@@ -52,21 +54,16 @@ def overlay_lines(context) -> list[OverlayLine]:
         if obj.type != "ARMATURE" or not len(obj.two_bone_ik.chains) or not obj.visible_get():
             continue
         obj_eval = obj.evaluated_get(depsgraph)
-        if obj_eval.pose is None:
-            continue
         for chain in obj.two_bone_ik.chains:
-            upper = obj_eval.pose.bones.get(chain.upper_bone)
-            if not chain.enabled or chain.target is None or upper is None or not applied(chain.state):
+            seen = glance(chain, obj_eval) if chain.enabled else None
+            if seen is None:
                 continue
-            root = obj_eval.matrix_world @ upper.head
-            target = source_point(chain, "target")
-            if chain.shortfall_cause == "NONE" and target is not None:
-                lines.append(OverlayLine(root, target, REACH_COLOR, REACH_WIDTH))
+            if seen.on_target:
+                lines.append(OverlayLine(seen.root, seen.target, REACH_COLOR, REACH_WIDTH))
             else:
-                lines.append(OverlayLine(root, Vector(chain.end), OUT_OF_REACH_COLOR, REACH_WIDTH))
-            pole = source_point(chain, "pole")
-            if pole is not None:
-                lines.append(OverlayLine(Vector(chain.joint), pole, POLE_COLOR, POLE_WIDTH))
+                lines.append(OverlayLine(seen.root, seen.end, OUT_OF_REACH_COLOR, REACH_WIDTH))
+            if seen.pole is not None:
+                lines.append(OverlayLine(seen.joint, seen.pole, POLE_COLOR, POLE_WIDTH))
     return lines
 
 
@@ -114,7 +111,13 @@ def remove_draw_handler() -> None:
     _shaders.clear()
 
 
-def _redraw(self, context) -> None:
+def _toggled(self, context) -> None:
+    # Off, the callback is removed: nothing of ours runs per redraw.
+    if not bpy.app.background:
+        if self.two_bone_ik_show_overlay:
+            add_draw_handler()
+        else:
+            remove_draw_handler()
     for window in context.window_manager.windows:
         for area in window.screen.areas:
             if area.type == "VIEW_3D":
@@ -127,9 +130,10 @@ def register() -> None:
         description="Draw a line from each chain's root to its target (to where the tip stops when out of "
         "reach) and from its joint to its pole in the 3D Viewport",
         default=True,
-        update=_redraw,
+        update=_toggled,
     )
-    if not bpy.app.background:
+    window_manager = getattr(bpy.context, "window_manager", None)
+    if not bpy.app.background and getattr(window_manager, "two_bone_ik_show_overlay", True):
         add_draw_handler()
 
 

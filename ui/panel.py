@@ -5,28 +5,27 @@ import textwrap
 
 import bpy
 
-from ..chain import readout
+from ..chain import memo, readout
 from ..chain import settings as chain_settings
 from ..chain.adopt import copies, orphans
 from ..chain.chains import constrained_bones, find_chain, owning_armature
 from ..chain.rigify import is_rigify_rig
 from ..compat import UI_LIST_TYPE
-from .status import chain_state, status_line
+from .status import chain_state, row_icon, status_line
 
 # Roughly how many pixels a character of a label takes, to wrap long status sentences.
 CHARACTER_WIDTH = 7
 
 
 class POSE_UL_two_bone_ik_chains(bpy.types.UIList):
-    """The chains of an armature: enable toggle, name and reach at a glance."""
+    """The chains of an armature: enable toggle, name, and whether the end is on its target."""
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_property, index=0, flt_flag=0):
-        state = chain_state(context, item)
         row = layout.row(align=True)
         owner, path = chain_settings.path(item, "enabled")  # keyed there, it plays anywhere
         row.prop(owner, path, text="")
         row.prop(item, "name", text="", emboss=False)
-        row.label(text="", icon=state.icon)
+        row.label(text="", icon=row_icon(item))
 
 
 def _wrapped_label(layout, context, text: str, icon: str) -> None:
@@ -86,6 +85,56 @@ def _draw_chain(layout, context, obj, chain) -> None:
     layout.operator("pose.two_bone_ik_bake", icon="REC")
 
 
+def _draw_panel(layout, context) -> None:
+    """The panel's contents (VIEW3D_PT_two_bone_ik.draw)."""
+    obj = owning_armature(context)
+    settings = obj.two_bone_ik
+    row = layout.row()
+    row.template_list(
+        "POSE_UL_two_bone_ik_chains",
+        "",
+        settings,
+        "chains",
+        settings,
+        "active_chain_index",
+        rows=3,
+        type=UI_LIST_TYPE,
+    )
+    column = row.column(align=True)
+    column.operator("pose.two_bone_ik_add", icon="ADD", text="")
+    column.operator("pose.two_bone_ik_remove", icon="REMOVE", text="")
+    column.separator()
+    column.menu("VIEW3D_MT_pose_two_bone_ik", icon="DOWNARROW_HLT", text="")
+    chains_key = tuple((chain.upper_bone, chain.lower_bone) for chain in settings.chains)
+    joined = memo.relations_scoped(("orphans", obj.session_uid, chains_key), lambda: orphans(obj))
+    if joined:  # a Join brought another armature's chains in: their networks, not the chains
+        box = layout.box()
+        _wrapped_label(
+            box,
+            context,
+            f"{len(joined)} network(s) of no chain, from a Join: Update Mechanism makes them chains",
+            "ERROR",
+        )
+        box.operator("pose.two_bone_ik_update_mechanism")
+    copied = memo.relations_scoped(("copies", obj.session_uid, chains_key), lambda: copies(obj))
+    for owner, bones in copied.items():  # a leg silently following another chain's
+        _wrapped_label(
+            layout.box(),
+            context,
+            f"{', '.join(bones)} copy the constraints of chain '{owner}' and follow its leg: add a "
+            "chain on them, or delete their Two-Bone IK constraints",
+            "ERROR",
+        )
+    chain = find_chain(obj)
+    if chain is None:
+        layout.label(text="Select a lower bone in Pose Mode and add a chain", icon="INFO")
+        if is_rigify_rig(obj):  # docs/rigify.md, README "Rigify"
+            layout.operator("pose.two_bone_ik_rigify_limbs", icon="CON_KINEMATIC")
+    else:
+        _draw_chain(layout, context, obj, chain)
+    layout.prop(context.window_manager, "two_bone_ik_show_overlay")
+
+
 class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
     """Two-bone IK chains of the active armature"""
 
@@ -100,51 +149,8 @@ class VIEW3D_PT_two_bone_ik(bpy.types.Panel):
         return owning_armature(context) is not None
 
     def draw(self, context) -> None:
-        layout = self.layout
-        obj = owning_armature(context)
-        settings = obj.two_bone_ik
-        row = layout.row()
-        row.template_list(
-            "POSE_UL_two_bone_ik_chains",
-            "",
-            settings,
-            "chains",
-            settings,
-            "active_chain_index",
-            rows=3,
-            type=UI_LIST_TYPE,
-        )
-        column = row.column(align=True)
-        column.operator("pose.two_bone_ik_add", icon="ADD", text="")
-        column.operator("pose.two_bone_ik_remove", icon="REMOVE", text="")
-        column.separator()
-        column.menu("VIEW3D_MT_pose_two_bone_ik", icon="DOWNARROW_HLT", text="")
-        joined = orphans(obj)
-        if joined:  # a Join brought another armature's chains in: their networks, not the chains
-            box = layout.box()
-            _wrapped_label(
-                box,
-                context,
-                f"{len(joined)} network(s) of no chain, from a Join: Update Mechanism makes them chains",
-                "ERROR",
-            )
-            box.operator("pose.two_bone_ik_update_mechanism")
-        for owner, bones in copies(obj).items():  # a leg silently following another chain's
-            _wrapped_label(
-                layout.box(),
-                context,
-                f"{', '.join(bones)} copy the constraints of chain '{owner}' and follow its leg: add a "
-                "chain on them, or delete their Two-Bone IK constraints",
-                "ERROR",
-            )
-        chain = find_chain(obj)
-        if chain is None:
-            layout.label(text="Select a lower bone in Pose Mode and add a chain", icon="INFO")
-            if is_rigify_rig(obj):  # docs/rigify.md, README "Rigify"
-                layout.operator("pose.two_bone_ik_rigify_limbs", icon="CON_KINEMATIC")
-        else:
-            _draw_chain(layout, context, obj, chain)
-        layout.prop(context.window_manager, "two_bone_ik_show_overlay")
+        with memo.drawing():  # what depends on the rig's relations alone is kept between redraws
+            _draw_panel(self.layout, context)
 
 
 classes = (POSE_UL_two_bone_ik_chains, VIEW3D_PT_two_bone_ik)

@@ -67,6 +67,20 @@ def chain_state(context, chain, summary: readout.Summary | None = None) -> Chain
     return ChainState(kind, icon, text.format(length_text(context, summary.shortfall)))
 
 
+def row_icon(chain) -> str:
+    """The chain list's icon, from where the chain is (readout.glance), never its status, which
+    only the active chain's box works out: disabled; the armature in its Rest Position; a chain
+    with nothing to read (no target, or one the status explains); its end on the target; off it."""
+    if not chain.enabled:
+        return "HIDE_ON"
+    if chain.id_data.data.pose_position == "REST":
+        return "ARMATURE_DATA"
+    seen = readout.glance(chain)
+    if seen is None:
+        return "ERROR"
+    return "CHECKMARK" if seen.on_target else "CANCEL"
+
+
 def status_line(chain, summary: readout.Summary | None = None) -> tuple[str, str] | None:
     """(icon, sentence) for the chain's status under the indicator, or None when nothing applies:
     an info icon for a note (no pole) or the Rest Position, a warning icon for the rest. A

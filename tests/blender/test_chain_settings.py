@@ -223,8 +223,9 @@ def test_a_non_finite_network_pose_is_rewritten_or_reported(scene):
     angle) is rewritten by its driver on the next update; an undriven one (a location, the solved
     upper bone's rotation) is an edited network, which the chain reports (never a silent NaN pose)
     until Update Mechanism rebuilds it, with the roll back at 0: ERROR, "keyed or turned", since
-    every network bone's own channels are checked against what the build set (they were OFF_TARGET,
-    from the pose's miss, until issue 30's attack found a turn the joints do not show). (Rewritten: Blender
+    every network bone's own channels are checked against what the build set (they were
+    OFF_TARGET, from the pose's miss, until an attack on the network found a turn the joints do
+    not show). (Rewritten: Blender
     evaluates the network itself, so nothing of the extension rewrites the mechanism bones; the
     batched variant is gone. The rolls are the lower bone's properties now: the solved upper bone's
     channel is a quaternion with no roll.)"""

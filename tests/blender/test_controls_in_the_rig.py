@@ -19,6 +19,7 @@ from blender_rig import (
     add_chain_with_operator,
     control_point,
     fcurves,
+    is_selected,
     leg_bones,
     make_armature,
     move_control,
@@ -158,7 +159,6 @@ def test_select_constraint_target_from_a_chain_bone_selects_the_controls(scene):
     select(obj, {"shin"})
     with bpy.context.temp_override(active_object=obj, object=obj, **area_of("Layout", "VIEW_3D")):
         assert bpy.ops.pose.select_constraint_target() == {"FINISHED"}
-    is_selected = package().compat.is_bone_selected
     chosen = {bone.name for bone in obj.pose.bones if is_selected(obj, bone.name)}
     assert chosen == {"shin", "IK Target shin", "IK Pole shin"}
 
@@ -173,7 +173,7 @@ def _dope_sheet_keys(obj) -> tuple[int, int]:
 
 
 def test_dope_sheet_select_all_reaches_the_keyed_influence(scene):
-    """C40: Influence keyed 1 at frame 1 and 0 at frame 20 where the README says (the lower bone's
+    """Influence keyed 1 at frame 1 and 0 at frame 20 where the README says (the lower bone's
     property); Pose Mode, the shin selected: the Dope Sheet's Select All under its default filters
     selects 2 of 2, as with a keyed Blender IK influence (e80dfb6: 0 of 2, on a hidden bone); with
     a key on every other setting and on both rolls too, 7 of 7."""
@@ -199,7 +199,7 @@ def test_dope_sheet_select_all_reaches_the_keyed_influence(scene):
 
 
 def test_dope_sheet_copy_and_paste_carries_the_snapped_rolls(scene):
-    """C41: the chain off, Auto Keying on, two FK poses keyed at frames 1 and 10, each followed by
+    """The chain off, Auto Keying on, two FK poses keyed at frames 1 and 10, each followed by
     Snap IK to FK (which keys what it moves: controls and rolls). In the Dope Sheet: Select All,
     Copy, frame 31, Paste: with the chain on, frame 31 is frame 1 (the foot's tail to 1e-5 m).
     (e80dfb6: 8.8 mm off, the roll keys on hidden bones were not reached.)"""
@@ -352,7 +352,7 @@ def test_mirror_makes_control_bones_on_both_sides_and_remove_takes_them(scene):
 
 
 def test_add_with_everything_shown_and_selected_adds_no_chain_on_the_chains_own_bones(scene):
-    """C43: a chain on shin.L; Bone Collections ▸ Show All, Select All, the active bone shin.R of the
+    """A chain on shin.L; Bone Collections ▸ Show All, Select All, the active bone shin.R of the
     mirrored leg; Add: one new chain, on the right leg's bones, none on the network's MCH-IK bones
     or the control bones, and the left chain still exact (e80dfb6: two chains built on network
     bones before Add stopped with an error, the left ankle 0.735 m off its target)."""
@@ -383,7 +383,7 @@ def test_add_with_everything_shown_and_selected_adds_no_chain_on_the_chains_own_
 
 @pytest.mark.parametrize("controls", ["BONES", "EMPTIES"])
 def test_add_while_the_armature_shows_its_rest_position_keeps_the_fk_pose(scene, controls):
-    """C42: thigh Euler (0.5, 20 deg, 0.1), shin (-60 deg, 0, 0); the armature set to Rest Position;
+    """Thigh Euler (0.5, 20 deg, 0.1), shin (-60 deg, 0, 0); the armature set to Rest Position;
     Add on the shin; back in Pose Position the leg is on its FK pose (1e-5 m) and the chain OK
     (e80dfb6: the ankle 0.224 m off, status OK: the controls were placed from the rest pose)."""
     obj = rig(root=False)
@@ -504,7 +504,7 @@ def test_apply_with_end_rotation_target_and_a_misspelt_target_bone_is_a_report(s
 def test_blender_ik_on_the_chains_bones_is_named_never_an_edited_network(
     scene, capfd, owner, count, position
 ):
-    """C44: a Blender IK constraint on the shin (chain length 2), or on the foot reaching the shin
+    """A Blender IK constraint on the shin (chain length 2), or on the foot reaching the shin
     and thigh (length 3), to another empty. Add says the IK poses the bones (Blender solves IK
     trees after every stack), the status names it when the chain's target moves, and Update
     Mechanism says it cannot change that: never "the network was edited" (e80dfb6: the ankle
@@ -595,9 +595,11 @@ def test_add_without_muting_leaves_blender_ik_on(scene, capfd):
     assert obj.pose.bones["shin"].constraints["IK"].enabled
 
 
-def test_muting_a_driven_blender_ik_mutes_its_driver_and_undo_takes_it_back(scene):
-    """An IK whose Mute a driver sets (as Rigify's) is muted with its driver, and Remove unmutes
-    both; undo of Add takes the muting back with the chain."""
+def test_muting_a_driven_blender_ik_moves_its_driver_and_undo_takes_it_back(scene):
+    """An IK whose Mute a driver sets (as Rigify's) is muted and its driver moved to a custom
+    property of the bone (a driver left on a muted IK links it into the armature's IK: a cycle on
+    rigs with other IK), and Remove moves it back; undo of Add takes the muting back with the
+    chain."""
     obj = rig()
     ik = _blender_ik(obj, "shin", 2)
     obj["use_ik"] = 1.0
@@ -611,7 +613,9 @@ def test_muting_a_driven_blender_ik_mutes_its_driver_and_undo_takes_it_back(scen
     bpy.ops.ed.undo_push(message="before Add")
     bpy.ops.ed.undo_push(message="before Add")
     chain = add(obj, mute_blender_ik=True)
-    assert chain.muted_ik[0].driver_muted and obj.animation_data.drivers[0].mute
+    path = 'pose.bones["shin"].constraints["IK"].mute'
+    assert chain.muted_ik[0].driver_path == path and not obj.animation_data.drivers[0].mute
+    assert obj.animation_data.drivers[0].data_path == 'pose.bones["shin"]["IK (Two-Bone IK: muted)"]'
     move_control(chain, "target", control_point(chain, "target") + Vector((0.1, -0.1, 0.1)))
     assert not obj.pose.bones["shin"].constraints["IK"].enabled  # the driver no longer sets it
     assert chain.state == "OK", chain.status
@@ -623,5 +627,6 @@ def test_muting_a_driven_blender_ik_mutes_its_driver_and_undo_takes_it_back(scen
     with bpy.context.temp_override(active_object=obj, object=obj):
         assert bpy.ops.pose.two_bone_ik_remove(chain=chain.name) == {"FINISHED"}
     bpy.context.view_layer.update()
-    assert not obj.animation_data.drivers[0].mute
+    assert obj.animation_data.drivers[0].data_path == path and not obj.animation_data.drivers[0].mute
+    assert "IK (Two-Bone IK: muted)" not in obj.pose.bones["shin"].keys()
     assert obj.pose.bones["shin"].constraints["IK"].enabled

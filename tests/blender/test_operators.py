@@ -18,6 +18,7 @@ from blender_rig import (
     assert_console_clean,
     base_rig,
     fcurves,
+    is_selected,
     key_setting,
     leg_bones,
     make_armature,
@@ -206,7 +207,7 @@ def test_add_with_only_the_shin_selected(scene):
         assert bpy.ops.pose.two_bone_ik_add() == {"FINISHED"}
     chain = obj.two_bone_ik.chains[0]
     assert (chain.upper_bone, chain.lower_bone) == ("thigh", "shin")
-    assert package().chain.chains.is_bone_selected(obj, "shin")
+    assert is_selected(obj, "shin")
 
 
 def test_add_poll_in_object_mode_is_false_and_says_why(scene):
@@ -754,9 +755,8 @@ def test_select_a_pole_bone(scene):
     chain.pole_bone = "knee_pole"
     select_only(obj, {"shin"})
     assert run(bpy.ops.pose.two_bone_ik_select_pole, obj) == {"FINISHED"}
-    chains = package().chain.chains
     assert obj.mode == "POSE"
-    assert [bone.name for bone in obj.pose.bones if chains.is_bone_selected(obj, bone.name)] == ["knee_pole"]
+    assert [bone.name for bone in obj.pose.bones if is_selected(obj, bone.name)] == ["knee_pole"]
     assert obj.data.bones.active.name == "knee_pole"
 
 

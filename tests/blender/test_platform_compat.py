@@ -7,7 +7,7 @@ import importlib
 
 import bpy
 import pytest
-from blender_rig import MODULE, make_empty, make_leg, run_blender, set_mode
+from blender_rig import MODULE, is_selected, make_empty, make_leg, run_blender, set_mode
 
 
 @pytest.fixture
@@ -24,20 +24,20 @@ def test_selection_lives_where_the_feature_test_says(compat):
 
 def test_select_bone_is_the_selection_blender_uses(compat):
     """select_bone() selects a bone so that Pose Mode's selected_pose_bones lists it, and
-    is_bone_selected() reads it back, on every version."""
+    bone_selection_owner() reads it back, on every version."""
     obj = make_leg()
     set_mode(obj, "POSE")
     for name in ("thigh", "shin"):
         compat.select_bone(obj, name, False)
     compat.select_bone(obj, "shin")
-    assert compat.is_bone_selected(obj, "shin")
-    assert not compat.is_bone_selected(obj, "thigh")
+    assert is_selected(obj, "shin")
+    assert not is_selected(obj, "thigh")
     with bpy.context.temp_override(active_object=obj, object=obj):
         selected = bpy.context.selected_pose_bones
         assert selected is not None
         assert [bone.name for bone in selected] == ["shin"]
     compat.select_bone(obj, "shin", False)
-    assert not compat.is_bone_selected(obj, "shin")
+    assert not is_selected(obj, "shin")
     set_mode(obj, "OBJECT")
 
 

@@ -9,6 +9,7 @@ chain as it survives Blender's IK.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import bpy
 import pytest
@@ -334,10 +335,10 @@ def apply_pose_asset(obj, action, flipped: bool) -> None:
 def create_pose_asset(name: str) -> set[str]:
     """The Pose Library's Create Pose Asset, in the current file: its arguments changed in 4.3,
     when the Pose Library moved into Blender (it was a bundled add-on)."""
-    options = bpy.ops.poselib.create_pose_asset.get_rna_type().properties
-    if "asset_library_reference" in options:
-        return bpy.ops.poselib.create_pose_asset(pose_name=name, asset_library_reference="LOCAL")
-    return bpy.ops.poselib.create_pose_asset(pose_name=name, activate_new_action=False)
+    operator: Any = bpy.ops.poselib.create_pose_asset  # its arguments depend on the version
+    if "asset_library_reference" in operator.get_rna_type().properties:
+        return operator(pose_name=name, asset_library_reference="LOCAL")
+    return operator(pose_name=name, activate_new_action=False)
 
 
 @pytest.mark.parametrize("flipped", [False, True])

@@ -10,12 +10,11 @@ in the session would break its handlers for later tests. One process measures ev
 
 from __future__ import annotations
 
-import json
 import pathlib
 
 import bpy
 import pytest
-from blender_rig import exited_cleanly, make_leg, run_blender, set_mode
+from blender_rig import make_leg, run_probe, set_mode
 from mathutils import Matrix
 
 PROBE = pathlib.Path(__file__).with_name("rigify_limbs_probe.py")
@@ -25,12 +24,8 @@ TOLERANCE = 1e-5  # m
 
 @pytest.fixture(scope="module")
 def measured() -> dict:
-    process = run_blender(
-        f"exec(compile(open({str(PROBE)!r}).read(), 'rigify_limbs_probe', 'exec'))", timeout=600
-    )
-    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")]
-    assert exited_cleanly(process.returncode) and lines, process.stdout[-5000:] + process.stderr[-5000:]
-    return {**json.loads(lines[-1][len("RESULT ") :]), "output": process.stdout}
+    result, output = run_probe(PROBE)
+    return {**result, "output": output}
 
 
 def _worst_length(limbs: dict) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pathlib
 
 import pytest
-from blender_rig import probe_result
+from blender_rig import run_probe
 
 PROBE = pathlib.Path(__file__).with_name("rigify_snap_twist_probe.py")
 FLOAT32 = 1e-5  # m: what float32 leaves of an exact snap on a human's limbs
@@ -19,7 +19,7 @@ FLOAT32 = 1e-5  # m: what float32 leaves of an exact snap on a human's limbs
 
 @pytest.fixture(scope="module")
 def measured() -> dict:
-    return probe_result(PROBE)
+    return run_probe(PROBE)[0]
 
 
 def test_rigify_snaps_of_a_twisted_forearm_and_shin_are_as_exact_as_rigifys_own_ik(measured):
