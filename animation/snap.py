@@ -271,8 +271,9 @@ def _undo_settings(chain, root: Vector, joint: Vector, end: Vector, pole: Vector
     wanted = axis.length
     if not wanted > 0.0:
         return end, pole
-    if chain.twist:
-        pole = root + pose.turn(axis, -chain.twist) @ (pole - root)
+    twist = chain.twist * network.built_side(chain.id_data, network.parts(chain.upper_bone, chain.lower_bone))
+    if twist:  # stored times the chain's side (docs/contract.md, D9)
+        pole = root + pose.turn(axis, -twist) @ (pole - root)
     if not chain.softness:
         return end, pole
     upper, lower = (joint - root).length, (end - joint).length
@@ -370,5 +371,12 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     depsgraph = context.evaluated_depsgraph_get()
     if not applied(chain.state):
         raise ChainError(chain.status)
+    names = network.parts(chain.upper_bone, chain.lower_bone)
+    evaluated = obj.evaluated_get(depsgraph).pose.bones
+    solved = evaluated[names.upper].matrix.copy(), evaluated[names.lower].matrix.copy()
     for name, basis in visual.result_bases(obj, chain, depsgraph, influence=1.0):
         set_basis(obj.pose.bones[name], basis)
+    if network.reads_own_turn(obj, names):
+        # The lower bone's rotation is the solve's input too (its own turn, docs/contract.md D11):
+        # the rolls keep the solve where it was.
+        rolls.match(context, obj, names, *solved)

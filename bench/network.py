@@ -205,6 +205,43 @@ def strip_modes(obj) -> None:
     _remove_drivers(obj, lambda path: not path.endswith(".rotation_mode"))
 
 
+def strip_own_turn(obj) -> None:
+    """Experiment: the lower roll without the lower bone's own turn (405f180's driver: the roll's
+    property alone, one variable), to show what reading the lower bone's rotation costs."""
+    paths = {
+        f'pose.bones["{bpy.utils.escape_identifier(names.lower)}"].rotation_euler'
+        for names in _network_parts(obj)
+    }
+    for fcurve in obj.animation_data.drivers:
+        if fcurve.data_path not in paths or fcurve.array_index != 1:
+            continue
+        driver, depth, end = fcurve.driver, 0, 0
+        for index, character in enumerate(driver.expression):  # "(<roll>)+<own turn>": the roll
+            depth += {"(": 1, ")": -1}.get(character, 0)
+            if depth == 0:
+                end = index
+                break
+        driver.expression = driver.expression[1:end]
+        for variable in [v for v in driver.variables if v.name != "r"]:
+            driver.variables.remove(variable)
+
+
+def own_turn_one_mode(obj) -> None:
+    """Experiment: the lower bone's own turn read from its quaternion alone (2 variables), not
+    switching on its rotation mode to its Euler channels too (6 variables)."""
+    paths = {
+        f'pose.bones["{bpy.utils.escape_identifier(names.lower)}"].rotation_euler'
+        for names in _network_parts(obj)
+    }
+    for fcurve in obj.animation_data.drivers:
+        if fcurve.data_path in paths and fcurve.array_index == 1:
+            driver = fcurve.driver
+            roll, _own = driver.expression.split("+(2*atan2(qy,qw)", 1)
+            driver.expression = roll + "+2*atan2(qy,qw)"
+            for variable in [v for v in driver.variables if v.name in ("m", "x", "y", "z")]:
+                driver.variables.remove(variable)
+
+
 def strip_controls(obj) -> None:
     """Experiment: no muted IK constraint naming the controls on the lower bones (what Select >
     Constraint Target reads): what that constraint costs."""
@@ -308,6 +345,8 @@ EXPERIMENTS: dict[str, Callable] = {
     "exp: -rolls' drivers (earlier layout)": strip_roll_drivers,
     "exp: -controls' muted IK": strip_controls,
     "exp: -rotation mode drivers": strip_modes,
+    "exp: own turn from one mode": own_turn_one_mode,
+    "exp: -own turn": strip_own_turn,
     "exp: -aim drivers": strip_aim,
     "exp: -all drivers": strip_drivers,
     "exp: bones+copy only": strip_to_output,
@@ -327,14 +366,15 @@ RIGIFY_EXPERIMENTS = {
 # Run in a separate Blender process inside the earlier tree: builds the "ours" variant of each
 # (layout, count) and the Rigify human with that tree's code, keeps those scenes and saves them.
 _BEFORE_SCRIPT = """
-import pathlib, runpy, sys
+import inspect, pathlib, runpy, sys
 tree, path, sizes, rigify = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 bench = runpy.run_path(str(tree / "bench" / "network.py"), run_name="before")
 bench["enable_extension"](tree)
 import bpy
 bpy.ops.wm.read_homefile(use_empty=True)
 if rigify:  # first: generating the rig starts from an empty file
-    bench["rigify_scenes"]()
+    # (Its own benchmark's: from 405f180 on it takes the file of the commit before it, or None.)
+    bench["rigify_scenes"](*[None] * len(inspect.signature(bench["rigify_scenes"]).parameters))
     for scene in [s for s in bpy.data.scenes if s.name.startswith("Rigify ") and s.name != "Rigify ours"]:
         for obj in list(scene.collection.all_objects):
             bpy.data.objects.remove(obj)

@@ -1,11 +1,20 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Networks of no chain: what Blender's Join (Ctrl+J) leaves of the joined armature's chains.
+"""Networks of no chain: what Blender's Join (Ctrl+J) leaves of the joined armature's chains; and
+bones that carry copies of a chain's constraints: what Symmetrize leaves on the other side.
 
 Join moves the other armature's bones, their network included (renamed ``MCH-IK-shin-root.001``
 and so on), into the active armature, and its constraints follow, but not its chains: they are
 data of the object that Join deletes. The network describes its chain (bones, target, pole, End
 Rotation, settings, rolls), so :func:`adopt` makes each such network a chain again, with a network
 of its own under the chain's names. Update Mechanism runs it; until then the panel says so.
+
+Symmetrize (and Duplicate, Copy Constraints) copies a chain bone's constraints onto the new bones:
+their Copy Transforms still copy the first chain's solved bones, so they follow its leg
+(:func:`copies`), while the muted IK constraint that names the chain's controls, which Symmetrize
+flips as it flips Blender's IK's targets, names the symmetrized controls. :func:`adopt_copies`
+makes each such pair a chain of its own on those controls (its settings are the custom properties
+Symmetrize copied, which mirror: docs/contract.md, D9), so that it works as Blender's IK does after
+Symmetrize. Update Mechanism runs it; until then the panel and the first chain's status say so.
 """
 
 from __future__ import annotations
@@ -195,3 +204,78 @@ def adopt(obj) -> list[str]:
     for info in found:
         rolls.set_rolls(obj, network.parts(info["upper"], info["lower"]), *info["rolls"])
     return names
+
+
+def _copied_pair(obj, owner, bones: list[str]) -> tuple[str, str] | None:
+    """(upper, lower) among ``bones`` (copies of chain ``owner``'s constraint, :func:`copies`): the
+    one copying its solved lower bone and its parent copying its solved upper bone; None when the
+    copies are not such a pair."""
+    names = network.parts(owner.upper_bone, owner.lower_bone)
+    pose_bones = obj.pose.bones
+    for name in bones:
+        lower = obj.data.bones[name]
+        if pose_bones[name].constraints[network.CONSTRAINT].subtarget != names.lower or lower.parent is None:
+            continue
+        copy = pose_bones[lower.parent.name].constraints.get(network.CONSTRAINT)
+        if lower.parent.name in bones and copy is not None and copy.subtarget == names.upper:
+            return lower.parent.name, name
+    return None
+
+
+def _copied_controls(obj, owner, lower: str) -> tuple | None:
+    """((target, bone), (pole, bone)) the copied muted IK constraint on ``lower`` names, when they
+    are not chain ``owner``'s own (Symmetrize flipped them onto the symmetrized controls), else None."""
+    constraint = obj.pose.bones[lower].constraints.get(network.CONTROLS_CONSTRAINT)
+    if constraint is None or constraint.type != "IK" or constraint.target is None:
+        return None
+    target = (constraint.target, constraint.subtarget)
+    pole = (constraint.pole_target, constraint.pole_subtarget)
+    if target == network.source(owner, "target") or (
+        owner.pole is not None and pole == network.source(owner, "pole")
+    ):
+        return None
+    return target, pole
+
+
+def adopt_copies(context, obj) -> tuple[list[str], list[str]]:
+    """Make each pair of bones carrying copies of a chain's constraints (:func:`copies`) a chain of
+    its own, built: on the controls the copied muted IK constraint names when Symmetrize flipped
+    them, else on new controls made as Add makes them (the first chain's kind) at the bones' FK
+    pose. Returns (the new chains' names, the copies that are no pair of a chain's bones, in words).
+
+    Raises MechanismError (from the build) when the armature cannot take new bones."""
+    added: list[str] = []
+    left: list[str] = []
+    for owner_name, bones in copies(obj).items():
+        owner = obj.two_bone_ik.chains[owner_name]
+        pair = _copied_pair(obj, owner, bones)
+        if pair is None:
+            left.append(f"{', '.join(bones)} (copies of chain '{owner_name}')")
+            continue
+        upper, lower = pair
+        controls = _copied_controls(obj, owner, lower)
+        stack = owner.stack_position
+        kind = "BONES" if owner.target is not None and owner.target.type == "ARMATURE" else "EMPTIES"
+        head_tails = owner.target_head_tail, owner.pole_head_tail
+        end = owner.end_rotation
+        network_remove.clear_constraints(obj, [], [upper, lower])  # the copies: their leg is their own now
+        if controls is None:
+            context.view_layer.update()
+            from .chains import add_chain
+
+            added.append(add_chain(context, obj, lower, True, stack, kind).name)
+            continue
+        chains = obj.two_bone_ik.chains
+        chain = chains.add()
+        chain.name = unique_name({other.name for other in chains if other != chain}, lower)
+        chain.upper_bone, chain.lower_bone = upper, lower
+        for role, (source, bone), head_tail in zip(("target", "pole"), controls, head_tails, strict=True):
+            setattr(chain, role, source)
+            if source is not None and source.type == "ARMATURE":
+                setattr(chain, f"{role}_bone", bone)
+                setattr(chain, f"{role}_head_tail", head_tail)
+        chain.stack_position, chain.end_rotation = stack, end
+        name = chain.name
+        network.build(obj, [chain])
+        added.append(name)
+    return added, left

@@ -383,7 +383,7 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
         a * length_scale,
         b * length_scale,
         tolerance=SOLVER_TOLERANCE,
-        twist=values["twist"],
+        twist=values["twist"] * network.built_side(obj, names),  # stored times the side (D9)
         softness=min(max(values["softness"], 0.0), 1.0),
     )
     if status == CLEAN:
@@ -452,6 +452,9 @@ def read(chain) -> Reading:
             "which removes it"
         )
         return Reading(Status("WARNING", text), reachable, too_close)
+    stale = health.stale_turn(obj, chain) or health.mirrored_copy(obj, chain)
+    if stale:  # this chain is solved; a bone's own turn, or a copy's leg, is not
+        return Reading(Status("WARNING", stale), reachable, too_close)
     return Reading(status, reachable, too_close)
 
 

@@ -47,11 +47,14 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     PROPERTIES,
     ROLLS,
     SETTINGS,
+    SIDE,
     SOLVER_TOLERANCE,
     SOURCE_CONSTRAINTS,
+    TURN_MODE,
     Parts,
     bone_path,
     bone_prefix,
+    built_side,
     chain_lower,
     end_bone_name,
     influence_path,
@@ -60,8 +63,10 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     lower_space,
     number,
     parts,
+    reads_own_turn,
     set_number,
     setting_path,
+    side,
     source,
 )
 from .remove import clear_constraints, clear_foreign, remove_constraint
@@ -220,10 +225,28 @@ def _property(driver, name: str, obj, path: str) -> None:
     target.id_type, target.id, target.data_path = "OBJECT", obj, path
 
 
+# The variables of solver.expressions.own_turn for each rotation mode it reads: (name, channel, index).
+_OWN_TURN = {
+    "QUATERNION": (("qw", "rotation_quaternion", 0), ("qy", "rotation_quaternion", 2)),
+    "AXIS_ANGLE": tuple(
+        (name, "rotation_axis_angle", index) for index, name in enumerate(("aa", "ax", "ay", "az"))
+    ),
+}
+_EULER = tuple((name, "rotation_euler", index) for index, name in enumerate("xyz"))
+
+
 def _variables(driver, variables, obj, names: Parts, settings: dict[str, str]) -> None:
     """Add ``variables`` (:class:`.spec.Variable`) to ``driver``: network bones by ``names``, the
-    chain's settings at the data paths ``settings`` (:func:`_setting_paths`)."""
+    chain's settings at the data paths ``settings`` (:func:`_setting_paths`), the lower chain bone's
+    rotation channels (``own``) by path."""
     for wanted in variables:
+        if wanted.kind == "own":
+            lower = bone_path(chain_lower(names))
+            _property(driver, "m", obj, f"{lower}.rotation_mode")
+            for mode in expressions.own_turn_modes(obj.pose.bones[chain_lower(names)].rotation_mode):
+                for name, channel, index in _OWN_TURN.get(mode, _EULER):
+                    _property(driver, name, obj, f"{lower}.{channel}[{index}]")
+            continue
         if wanted.kind in ("setting", "output", "property"):
             path = (
                 settings[wanted.channel]
@@ -244,9 +267,12 @@ def _variables(driver, variables, obj, names: Parts, settings: dict[str, str]) -
                 target.transform_type = wanted.channel
 
 
-def _expression(rule: str, shape: RestShape | None = None, start: Euler | None = None) -> str:
+def _expression(
+    rule: str, shape: RestShape | None = None, start: Euler | None = None, turn: tuple[float, str] = (1.0, "")
+) -> str:
     """The text of :mod:`solver.expressions` rule ``rule`` for a chain of rest ``shape``, whose
-    solved lower bone starts at ``start`` (the rules that need them)."""
+    solved lower bone starts at ``start`` (the rules that need them); ``turn``: the chain's side
+    (:func:`.layout.side`) and its lower bone's rotation mode."""
     if rule == "influence":
         return expressions.influence()
     if rule == "same_influence":
@@ -256,10 +282,10 @@ def _expression(rule: str, shape: RestShape | None = None, start: Euler | None =
     texts = {
         "aim_influence": lambda: expressions.aim_influence(a + b, SOLVER_TOLERANCE),
         "soft_distance": lambda: expressions.soft_distance(a, b),
-        "roll": lambda: expressions.roll(a + b, SOLVER_TOLERANCE),
+        "roll": lambda: expressions.roll(a + b, SOLVER_TOLERANCE, turn[0]),
         "upper_angle": lambda: expressions.upper_angle(a, b, SOLVER_TOLERANCE),
-        "upper_roll": lambda: expressions.offset_angle(0.0),
-        "lower_roll": lambda: expressions.offset_angle(start.y),
+        "upper_roll": lambda: expressions.offset_angle(0.0, turn[0]),
+        "lower_roll": lambda: expressions.offset_angle(start.y, turn[0], expressions.own_turn(turn[1])),
     }
     return texts[rule]()
 
@@ -267,16 +293,21 @@ def _expression(rule: str, shape: RestShape | None = None, start: Euler | None =
 def _driver(made: Templates, obj, bone: str, wanted, names: Parts, settings, shape=None, start=None) -> None:
     """Make driver ``wanted`` (:class:`.spec.Driver`) on pose bone ``bone``."""
     path = f"{bone_path(bone)}.{wanted.channel}"
-    driver = made.driver(obj, path, wanted.array_index, _expression(wanted.rule, shape, start))
+    lower = chain_lower(names)
+    turn = (side(lower), obj.pose.bones[lower].rotation_mode)
+    driver = made.driver(obj, path, wanted.array_index, _expression(wanted.rule, shape, start, turn))
     _variables(driver, wanted.variables, obj, names, settings)
 
 
-def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
+def _settings(obj, chain, names: Parts, kept: tuple[float, float], before: float) -> None:
     """The chain's settings and rolls as custom properties of its lower bone: the values there, or
     those a network of the earlier layout kept on its root bone (then removed there), or the chain's own; the
-    rolls ``kept`` (:func:`.rolls.current`)."""
+    rolls ``kept`` (:func:`.rolls.current`, the solve's), stored times the chain's side
+    (:func:`.layout.side`), which the root bone records (:data:`SIDE`). A twist stored for a network
+    of side ``before`` is turned to keep its solve."""
     lower, root = obj.pose.bones[chain.lower_bone], obj.pose.bones[names.root]
-    values = dict(zip((name for name, _ in ROLLS), kept, strict=True))
+    now = side(chain.lower_bone)
+    values = {name: now * roll for (name, _), roll in zip(ROLLS, kept, strict=True)}
     for name, default, _, _ in SETTINGS:
         values[name] = number(
             lower[PROPERTIES[name]]
@@ -285,9 +316,14 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float]) -> None:
             if name in root
             else getattr(chain, name, default)
         )
+    values["twist"] *= now * before
     for name, *_ in SETTINGS:
         if name in root:
             del root[name]
+    root[SIDE] = now
+    root[TURN_MODE] = next(
+        mode for mode in expressions.own_turn_modes(lower.rotation_mode) if mode != "QUATERNION"
+    )
     ranges = {name: (default, low, high) for name, default, low, high in SETTINGS}
     ranges.update({name: (default, -math.inf, math.inf) for name, default in ROLLS})
     for name, (default, low, high) in ranges.items():
@@ -339,7 +375,9 @@ def _setting_paths(obj, chain) -> dict[str, str]:
     return {name: setting_path(chain.lower_bone, name) for name in PROPERTIES} | output
 
 
-def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float]) -> None:
+def _pose(
+    made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tuple[float, float], before: float
+) -> None:
     """Pose Mode part of :func:`build`: the constraints and drivers of :data:`.spec.NETWORK` on the
     new bones, the chain's settings and its rolls ``kept`` (upper, lower:
     :func:`.rolls.set_rolls`), and the chain bones' Copy Transforms."""
@@ -348,7 +386,7 @@ def _pose(made: Templates, obj, chain, names: Parts, shape: RestShape, kept: tup
         # A rebuilt bone keeps the pose channels of the one it replaces (Blender keeps them by
         # name): clear what a script or a broken file left there.
         bones[name].matrix_basis = Matrix.Identity(4)
-    _settings(obj, chain, names, kept)
+    _settings(obj, chain, names, kept, before)
     settings = _setting_paths(obj, chain)
     start = rolls.start(obj, names)
     for spec_bone in spec.NETWORK:
@@ -467,13 +505,19 @@ def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
     # Read every setting before Edit Mode: leaving it may free Python references to the chains.
     names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
+    # The side the stored twist is for: the network's, or the chain's own for a first build.
+    before = [built_side(obj, name) for name in names]
     chain_bones = [bone for chain in chains for bone in (chain.upper_bone, chain.lower_bone)]
     context = bpy.context
     old = {}  # chain index -> (keyed roll frames, the old network's solved poses)
+    unturned = {}  # the same, for networks built before the lower bone's own turn and sides
     for index, (chain, name) in enumerate(zip(chains, names, strict=True)):
         if legacy(obj, chain):
             frames = legacy_layout.roll_frames(obj, name)
             old[index] = frames, legacy_layout.solved_poses(context, obj, name, frames)
+        elif legacy_layout.needs_turn_upgrade(obj, chain, name):
+            frames = legacy_layout.turn_frames(obj, chain, name)
+            unturned[index] = frames, legacy_layout.solved_poses(context, obj, name, frames)
     with edit_bones(obj) as edit:  # first: it may be refused, and nothing is changed yet
         for index in old:
             said = legacy_layout.move_settings(obj, chains[index], names[index])
@@ -486,10 +530,15 @@ def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
     clear_foreign(obj, names)
     clear_constraints(obj, names, chain_bones)
     with Templates() as made:
-        for chain, name, shape, chain_rolls in zip(chains, names, shapes, kept, strict=True):
-            _pose(made, obj, _fresh(obj, chain), name, shape, chain_rolls)
-    for index, (frames, poses) in old.items():
+        for chain, name, shape, chain_rolls, side_before in zip(
+            chains, names, shapes, kept, before, strict=True
+        ):
+            _pose(made, obj, _fresh(obj, chain), name, shape, chain_rolls, side_before)
+    for index in old:
         legacy_layout.remove_roll_channels(obj, names[index])
+    for index, (frames, poses) in (old | unturned).items():
+        if index in unturned and side(chain_lower(names[index])) != before[index]:
+            legacy_layout.turn_twist_keys(obj, chain_lower(names[index]))
         keyed = legacy_layout.key_rolls(context, obj, names[index], frames, poses)
         if moved is not None and keyed:
             moved.append(f"'{chain_lower(names[index])}': roll keys on {keyed} frame(s)")

@@ -26,6 +26,9 @@ from .layout import (
     lower_space,
     parts,
 )
+from .layout import (
+    stale_turn as stale_mode,
+)
 
 # Blender keeps 63 bytes of a bone's name.
 MAX_NAME_BYTES = 63
@@ -386,3 +389,30 @@ def _switch_problem(obj, chain) -> str:
                 "run Pose > Two-Bone IK > Update Mechanism"
             )
     return ""
+
+
+def stale_turn(obj, chain) -> str:
+    """Why the chain's lower bone's own turn about its axis is not read ('' when it is): its rotation
+    mode changed since the network was built, which reads the channels of the mode it had."""
+    mode = stale_mode(obj, parts(chain.upper_bone, chain.lower_bone))
+    if not mode:
+        return ""
+    return (
+        f"'{chain.lower_bone}' was set to rotation mode {mode} after the chain was built: its turn about "
+        "its own axis is not read; run Pose > Two-Bone IK > Update Mechanism"
+    )
+
+
+def mirrored_copy(obj, chain) -> str:
+    """Why the chain's mirrored bones (Blender's naming rule: ``shin.R`` for ``shin.L``) follow its
+    leg ('' when they do not): they carry a copy of its constraint, which still copies its solved
+    bones (Symmetrize copies constraints; it flips their targets only to bones that exist)."""
+    lower = bpy.utils.flip_name(chain.lower_bone)
+    pose_bone = obj.pose.bones.get(lower) if lower != chain.lower_bone else None
+    constraint = pose_bone.constraints.get(CONSTRAINT) if pose_bone is not None else None
+    if constraint is None or constraint.subtarget != parts(chain.upper_bone, chain.lower_bone).lower:
+        return ""
+    return (
+        f"'{lower}' copies this chain's constraints (Symmetrize copies them) and follows its leg: run "
+        "Pose > Two-Bone IK > Update Mechanism to make it a chain of its own"
+    )

@@ -36,14 +36,24 @@ PROPERTIES = {
     "upper_roll": "IK Upper Roll",
     "lower_roll": "IK Lower Roll",
 }
+# The custom property of a network's root bone that says its chain's side (-1 right, 1 left or
+# middle: :func:`side`), which the angles above are stored in. Networks built before it (no such
+# property) read the angles as they are and not the lower bone's own turn (:func:`reads_own_turn`).
+SIDE = "IK Side"
+# The custom property of a network's root bone that names the rotation mode whose channels of the
+# lower bone its lower roll's driver reads (the lower bone's own turn about its axis), beside
+# quaternions (solver.expressions.own_turn_modes).
+TURN_MODE = "IK Turn Mode"
 # What each property says in Blender's interface (its tooltip).
 DESCRIPTIONS = {
     "influence": "How much of the Two-Bone IK chain's pose the bones take (0 FK, 1 IK)",
     "enabled": "Whether the Two-Bone IK chain poses its bones (keys step, as a constraint's switch)",
-    "twist": "Turn of the Two-Bone IK chain's bend plane about the root-target line",
+    "twist": "Turn of the Two-Bone IK chain's bend plane about the root-target line (the same value on "
+    "both sides of a mirrored rig mirrors)",
     "softness": "Share of the Two-Bone IK chain's reach that eases towards full extension",
     "upper_roll": "Turn of the Two-Bone IK chain's upper bone about its segment (Snap IK to FK sets it)",
-    "lower_roll": "Turn of the Two-Bone IK chain's lower bone about its own axis (Snap IK to FK sets it)",
+    "lower_roll": "Turn of the Two-Bone IK chain's lower bone about its own axis, added to the turn of its "
+    "own rotation (Snap IK to FK sets it)",
 }
 
 
@@ -181,3 +191,48 @@ def end_bone_name(obj, chain) -> str:
     if chain.end_bone:
         return chain.end_bone if lower.children.get(chain.end_bone) is not None else ""
     return lower.children[0].name if len(lower.children) else ""
+
+
+def side(bone_name: str) -> float:
+    """-1.0 when ``bone_name`` is the right one of a mirrored pair by Blender's naming rule (the rule
+    Paste X-Flipped Pose, X-Axis Mirror and Symmetrize pair bones by: ``shin.R``, ``Right_shin``,
+    ``r_shin``), else 1.0 (a left bone, or one with no side).
+
+    The chain's angles (Twist, the rolls) are stored times its side, so that the same value on both
+    sides of a mirrored rig gives mirrored poses, and Blender's tools, which copy custom properties
+    unchanged, mirror them (docs/contract.md, D9 and D11)."""
+    flipped = bpy.utils.flip_name(bone_name)
+    if flipped == bone_name:
+        return 1.0
+    first = next(
+        index for index, (mine, other) in enumerate(zip(bone_name, flipped, strict=False)) if mine != other
+    )
+    return -1.0 if bone_name[first] in "Rr" else 1.0
+
+
+def built_side(obj, names: Parts) -> float:
+    """The side the chain's network was built for (:data:`SIDE` on its root bone), 1.0 for a network
+    built before sides, the lower bone's :func:`side` for a chain with no network yet (it is built
+    for it): what the stored angles are multiplied by to give the solve's."""
+    root = obj.pose.bones.get(names.root)
+    if root is None:
+        return side(chain_lower(names))
+    value = root.get(SIDE)
+    return -1.0 if isinstance(value, (int, float)) and value < 0.0 else 1.0
+
+
+def reads_own_turn(obj, names: Parts) -> bool:
+    """Whether the chain's network adds the lower bone's own turn about its axis (from its rotation
+    channel) to the lower roll: every network built with :data:`SIDE`; earlier ones play as built."""
+    root = obj.pose.bones.get(names.root)
+    return root is not None and SIDE in root
+
+
+def stale_turn(obj, names: Parts) -> str:
+    """The lower bone's rotation mode when it is not the one the network reads its own turn from
+    (:data:`TURN_MODE`: a script or a tool changed it since the build), else ''."""
+    root = obj.pose.bones.get(names.root)
+    lower = obj.pose.bones.get(chain_lower(names))
+    if root is None or lower is None or TURN_MODE not in root:
+        return ""
+    return lower.rotation_mode if lower.rotation_mode not in (root[TURN_MODE], "QUATERNION") else ""

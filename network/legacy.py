@@ -9,16 +9,35 @@ chain's keys live"):
 - keys on the rolls: a key on each property at each frame an old roll channel was keyed, set so
   the solved bones take the orientations the old network gave them there (the two layouts turn
   the lower bone's start differently, so the angles are measured, not copied).
+
+Networks built before the chain's side and the lower bone's own turn (docs/design.md, "The chain
+in Blender's pose tools") read Twist and the rolls as stored and drop the lower bone's own turn
+about its axis. They play as built; a rebuild stores a right-side chain's twist (its keys too)
+with the other sign, and where the lower bone is turned about its axis (or a roll is keyed), keys
+the rolls so that the solved bones take the orientations the old network gave them on each frame
+its rolls, twist or the lower bone's rotation are keyed.
 """
 
 from __future__ import annotations
+
+import math
 
 import bpy
 from mathutils import Matrix
 
 from ..compat import animation_fcurves
 from . import rolls
-from .layout import PROPERTIES, SETTINGS, Parts, chain_lower, legacy_setting_path, setting_path
+from .layout import (
+    PROPERTIES,
+    SETTINGS,
+    Parts,
+    bone_path,
+    chain_lower,
+    legacy_setting_path,
+    reads_own_turn,
+    setting_path,
+    side,
+)
 
 
 def _actions_fcurves(obj) -> list:
@@ -61,6 +80,11 @@ def roll_frames(obj, names: Parts) -> list[float]:
     """The frames at which the chain's old rolls or settings are keyed in ``obj``'s action: where
     the rolls get keys, so the pose is the old one on every frame the animator keyed."""
     paths = set(rolls.legacy_paths(names)) | {legacy_setting_path(names.root, name) for name, *_ in SETTINGS}
+    return _keyed_frames(obj, paths)
+
+
+def _keyed_frames(obj, paths: set[str]) -> list[float]:
+    """The frames of the keys on any of ``paths`` in ``obj``'s action."""
     animation = obj.animation_data
     if animation is None or animation.action is None:
         return []
@@ -70,6 +94,48 @@ def roll_frames(obj, names: Parts) -> list[float]:
             if fcurve.data_path in paths:
                 frames.update(point.co.x for point in fcurve.keyframe_points)
     return sorted(frames)
+
+
+_ROTATIONS = ("rotation_quaternion", "rotation_euler", "rotation_axis_angle")
+
+
+def needs_turn_upgrade(obj, chain, names: Parts) -> bool:
+    """Whether the chain's network was built before sides and the lower bone's own turn, and a
+    rebuild changes what it shows unless the rolls are measured again: a right-side chain, a lower
+    bone turned about its axis now (above 1e-6 rad), or keys on its rotation or the rolls."""
+    lower = obj.pose.bones.get(chain.lower_bone)
+    if lower is None or obj.pose.bones.get(names.root) is None or reads_own_turn(obj, names):
+        return False
+    if side(chain.lower_bone) < 0.0 or turn_frames(obj, chain, names):
+        return True
+    rotation = lower.matrix_basis.to_quaternion()
+    return abs(math.atan2(rotation.y, rotation.w)) > 5e-7
+
+
+def turn_frames(obj, chain, names: Parts) -> list[float]:
+    """The frames at which the chain's rolls or twist, or its lower bone's rotation, are keyed in
+    ``obj``'s action (:func:`roll_frames`' rule for a network of the layout before sides)."""
+    paths = {setting_path(chain.lower_bone, name) for name in ("upper_roll", "lower_roll", "twist")}
+    paths |= {f"{bone_path(chain.lower_bone)}.{channel}" for channel in _ROTATIONS}
+    return _keyed_frames(obj, paths)
+
+
+def turn_twist_keys(obj, lower: str) -> None:
+    """Turn the sign of the keys of the twist of the chain on ``lower`` in every action (its value
+    was turned by the rebuild: the twist of a right-side chain is stored with the other sign)."""
+    path = setting_path(lower, "twist")
+    drivers = obj.animation_data.drivers if obj.animation_data is not None else None
+    turned = set()  # an action's channelbag is listed both as the armature's and among all actions
+    for fcurves in _actions_fcurves(obj):
+        for fcurve in fcurves if fcurves != drivers else ():
+            if fcurve.data_path != path or fcurve.as_pointer() in turned:
+                continue
+            turned.add(fcurve.as_pointer())
+            for point in fcurve.keyframe_points:
+                for attribute in ("co", "handle_left", "handle_right"):
+                    value = getattr(point, attribute)
+                    value[1] = -value[1]
+            fcurve.update()
 
 
 def solved_poses(context, obj, names: Parts, frames: list[float]) -> list[tuple[Matrix, Matrix]]:

@@ -5,10 +5,15 @@ bend plane where it was.
 
 The rolls are custom properties of the lower chain bone (``IK Upper Roll``, ``IK Lower Roll``:
 :data:`.layout.PROPERTIES`), beside the settings, where the animation editors list their keys; two
-drivers read them. The upper roll turns the hinge bone about its Y (the upper segment at rest)
-before its bend (Euler YXZ); the lower roll turns the solved lower bone about its own Y before
-its Damped Track (Euler YXZ, the track's start in the other channels). Functions take the chain's
-network names (:func:`.layout.parts`).
+drivers read them. They are stored times the chain's side (:func:`.layout.built_side`: -1 on the
+right of a mirrored rig), so that Blender's tools, which copy custom properties unchanged, mirror
+them; the functions here take and give the solve's angles. The lower bone's own turn about its axis
+(its rotation channel's) is added to the lower roll by the network itself.
+
+The upper roll turns the hinge bone about its Y (the upper segment at rest) before its bend (Euler
+YXZ); the lower roll turns the solved lower bone about its own Y before its Damped Track (Euler
+YXZ, the track's start in the other channels). Functions take the chain's network names
+(:func:`.layout.parts`).
 
 Networks of the earlier layout kept the rolls in the solved bones' own channels (an axis-angle and a
 quaternion that also held the track's start, undoing the upper roll): :func:`legacy_current`
@@ -21,7 +26,7 @@ import math
 
 from mathutils import Euler, Matrix, Vector
 
-from .layout import PROPERTIES, ROLLS, bone_path, chain_lower, number, set_number
+from .layout import PROPERTIES, ROLLS, bone_path, built_side, chain_lower, number, set_number
 
 
 def _frames(obj, names) -> tuple[Vector, Matrix, Matrix]:
@@ -52,8 +57,9 @@ def set_rolls(obj, names, upper: float, lower: float) -> None:
     move; 0 and 0 is the rest bend plane mapped onto the solved one. Tags ``obj`` (a custom property
     written from Python tags nothing, and the drivers would keep the old values)."""
     holder = obj.pose.bones[chain_lower(names)]
+    side = built_side(obj, names)
     for (name, _), value in zip(ROLLS, (upper, lower), strict=True):
-        set_number(holder, PROPERTIES[name], float(value))
+        set_number(holder, PROPERTIES[name], side * float(value))
     obj.update_tag()
 
 
@@ -65,7 +71,8 @@ def current(obj, names) -> tuple[float, float]:
     keys = [PROPERTIES[name] for name, _ in ROLLS]
     if holder is None or any(key not in holder for key in keys):
         return legacy_current(obj, names)
-    upper, lower = (number(holder[key]) for key in keys)
+    side = built_side(obj, names)
+    upper, lower = (side * number(holder[key]) for key in keys)
     if not (math.isfinite(upper) and math.isfinite(lower)):
         return 0.0, 0.0
     return math.remainder(upper, 2.0 * math.pi), math.remainder(lower, 2.0 * math.pi)

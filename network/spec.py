@@ -21,7 +21,10 @@ class Variable(NamedTuple):
     """A driver variable. ``kind``: ``distance`` (between ``bones``, in ``space``), ``transform``
     (``channel`` of ``bones[0]`` in ``space``), ``property`` (``channel``, a data path from
     ``bones[0]``), ``setting`` (the chain's setting or roll ``channel``, a custom property of its
-    lower bone), ``output`` (the influence of the upper chain bone's :data:`OUTPUT`)."""
+    lower bone), ``output`` (the influence of the upper chain bone's :data:`OUTPUT`), ``own`` (the
+    lower chain bone's rotation channels of its rotation mode, read by path: their variables are
+    :func:`solver.expressions.own_turn`'s; a path, unlike a transform-channel variable, depends
+    on the bone's own channels only, not on its Copy Transforms of the network: no cycle)."""
 
     name: str
     kind: str
@@ -237,9 +240,9 @@ NETWORK: tuple[Bone, ...] = (
         "",
         "YXZ",
         (Constraint("Bend", "DAMPED_TRACK", "end", "CUSTOM"),),
-        (Driver("rotation_euler", 1, "lower_roll", (_setting("r", "lower_roll"),)),),
+        (Driver("rotation_euler", 1, "lower_roll", (_setting("r", "lower_roll"), Variable("", "own"))),),
         "the solved lower bone: tracks the end probe from a start bent a quarter turn; its Y "
-        "adds the lower roll",
+        "adds the lower roll and the lower bone's own turn about its axis (its rotation's twist)",
         start="bent",
     ),
 )

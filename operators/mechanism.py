@@ -4,7 +4,7 @@ changed, or whose network was edited)."""
 
 import bpy
 
-from ..chain.adopt import adopt, orphans
+from ..chain.adopt import adopt, adopt_copies, orphans
 from ..chain.bones import ChainError, blender_ik, chain_bones, missing_control
 from ..chain.chains import follow_renames, owning_armature
 from ..chain.muting import park_all
@@ -30,6 +30,26 @@ run it after adding chains by script or changing their bones"""
             return False
         return rig_editable(cls, context, obj)
 
+    def _adopt_copies(self, context, obj) -> list[str] | None:
+        """Make chains of the bones Symmetrize gave a chain's constraints (chain/adopt.py); returns
+        their names, or None (reported) when the armature cannot take their bones."""
+        try:
+            copied, left = adopt_copies(context, obj)
+        except ValueError as error:  # MechanismError
+            self.report({"ERROR"}, str(error))
+            return None
+        if copied:
+            self.report(
+                {"INFO"}, f"Made chains of the bones that copied a chain's constraints: {', '.join(copied)}"
+            )
+        if left:
+            self.report(
+                {"WARNING"},
+                f"Not a chain's two bones, left as they are: {'; '.join(left)} (delete their Two-Bone IK "
+                "constraints, or add a chain on them)",
+            )
+        return copied
+
     def execute(self, context):
         obj = owning_armature(context)
         try:
@@ -54,6 +74,13 @@ run it after adding chains by script or changing their bones"""
         reason = can_add_bones(obj)
         if reason:
             return self._library_bones(obj, chains, skipped, followed, reason)
+        # After the renames are followed: a renamed chain bone copies its own chain's network.
+        paths = [chain.path_from_id() for chain in chains]  # names may repeat (chains made by script)
+        copied = self._adopt_copies(context, obj)
+        if copied is None:
+            return {"CANCELLED"}
+        chains = [obj.path_resolve(path) for path in paths]  # a build frees the references
+        adopted = adopted + copied
         if not chains and not adopted:
             self.report({"ERROR"}, "No chain can be built: " + "; ".join(skipped))
             return {"CANCELLED"}
@@ -75,6 +102,11 @@ run it after adding chains by script or changing their bones"""
                     f"Chain '{name}': Blender's IK {', '.join(iks)} still poses its bones (a rebuild "
                     "cannot change that): mute it to use the chain",
                 )
+        self._report_build(skipped, added, followed, moved, parked, len(chains))
+        return {"FINISHED"}
+
+    def _report_build(self, skipped, added, followed, moved, parked, built: int) -> None:
+        """What a rebuild did, beside what it could not do."""
         if skipped:
             self.report({"WARNING"}, "Skipped " + "; ".join(skipped))
         if added:
@@ -92,9 +124,8 @@ run it after adding chains by script or changing their bones"""
                 "Moved the drivers of Blender's IK muted for the chains to custom properties of their "
                 f"bones, where they make no dependency cycle (Remove moves them back): {', '.join(parked)}",
             )
-        if chains:
-            self.report({"INFO"}, f"Updated the network of {len(chains)} chain(s)")
-        return {"FINISHED"}
+        if built:
+            self.report({"INFO"}, f"Updated the network of {built} chain(s)")
 
     def _library_bones(self, obj, chains, skipped: list[str], followed: list[str], reason: str) -> set[str]:
         """On an armature whose bones come from a library (an override), whose networks are the

@@ -6,8 +6,8 @@ import bpy
 from ..animation.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
 from ..chain.bones import ChainError
 from ..chain.chains import chain_bone_slots
-from ..compat import autokey
-from ..network.layout import PROPERTIES
+from ..compat import animation_fcurves, autokey
+from ..network.layout import PROPERTIES, setting_path
 from .common import ChainOperator
 
 
@@ -93,6 +93,17 @@ class POSE_OT_two_bone_ik_snap_fk_to_ik(_SnapOperator, bpy.types.Operator):  # t
     bl_label = "Snap FK to IK"
     done = "Copied the solved pose of '{chain}' to its FK rotations"
     snap = staticmethod(snap_fk_to_ik)
+
+    @staticmethod
+    def key_always(obj, chain) -> None:
+        # The rolls keep the solve where it was when the lower bone's own turn changes
+        # (snap_fk_to_ik): keyed where they are set or keyed already, so other frames keep theirs.
+        lower = obj.pose.bones[chain.lower_bone]
+        names = ("upper_roll", "lower_roll")
+        paths = {setting_path(chain.lower_bone, name) for name in names}
+        keyed = any(fcurve.data_path in paths for fcurves in animation_fcurves(obj)[1:] for fcurve in fcurves)
+        if keyed or any(abs(lower.get(PROPERTIES[name], 0.0)) > 1e-6 for name in names):
+            POSE_OT_two_bone_ik_snap_ik_to_fk.key_always(obj, chain)
 
     @staticmethod
     def moved(obj, chain):

@@ -140,8 +140,9 @@ def same_influence() -> str:
     return _checked("w")
 
 
-def roll(reach: float, tolerance: float) -> str:
-    """The bend plane's turn about forward (the aim frame's Y axis), twist included (D2, D3, D9).
+def roll(reach: float, tolerance: float, side: float = 1.0) -> str:
+    """The bend plane's turn about forward (the aim frame's Y axis), twist included (D2, D3, D9):
+    the twist times the chain's ``side`` (-1 on the right of a mirrored rig).
 
     Variables: ``x y z`` the pole hint in the aim frame (forward is +Y); ``mRC`` row R, column C
     of the aim frame's axes in armature space (the fallback axis, D3: the armature axis with the
@@ -153,15 +154,88 @@ def roll(reach: float, tolerance: float) -> str:
         " else (atan2(m10,m12) if abs(m11)<=abs(m21) else atan2(m20,m22)))"
     )
     near = f"{number(tolerance)}*max(sqrt(x*x+y*y+z*z),{number(reach)})"
-    body = f"(atan2(x,z) if sqrt(x*x+z*z)>{near} else {fallback})+t"
+    body = f"(atan2(x,z) if sqrt(x*x+z*z)>{near} else {fallback}){'+' if side > 0.0 else '-'}t"
     return _checked(_guarded(body, "x==x and y==y and z==z"))
 
 
-def offset_angle(offset: float) -> str:
-    """A roll read from the chain's setting (contract "Bone orientation"): the setting plus the
-    channel's constant ``offset`` (radians), or the offset alone when the setting is not a number.
-    Variable: ``r`` the roll setting (radians)."""
-    return _checked(_guarded(f"r+{number(offset, exact=True)}", "r==r", number(offset, exact=True)))
+def offset_angle(offset: float, side: float = 1.0, own: str = "") -> str:
+    """A roll read from the chain's setting (contract D11): the setting times the chain's ``side``
+    (-1 on the right of a mirrored rig, so that equal stored values mirror) plus the channel's
+    constant ``offset`` (radians), or the offset alone when the setting is not a number; plus
+    ``own`` (:func:`own_turn`'s text) when given. Variable: ``r`` the roll setting (radians), and
+    those of ``own``."""
+    roll = "r" if side > 0.0 else "-r"
+    offset_text = number(offset, exact=True)
+    body = _guarded(f"{roll}+{offset_text}", "r==r", offset_text)
+    return _checked(f"({body})+{own}" if own else body)
+
+
+def _product(first: tuple, second: tuple) -> tuple:
+    """Quaternion product ``first second`` of quaternions whose components are sums of signed
+    products of symbols: each component a tuple of (sign, factors)."""
+
+    def times(left, right):
+        return tuple((a * b, fa + fb) for a, fa in left for b, fb in right)
+
+    def negated(terms):
+        return tuple((-sign, factors) for sign, factors in terms)
+
+    (pw, px, py, pz), (qw, qx, qy, qz) = first, second
+    return (
+        times(pw, qw) + negated(times(px, qx) + times(py, qy) + times(pz, qz)),
+        times(pw, qx) + times(px, qw) + times(py, qz) + negated(times(pz, qy)),
+        times(pw, qy) + negated(times(px, qz)) + times(py, qw) + times(pz, qx),
+        times(pw, qz) + times(px, qy) + negated(times(py, qx)) + times(pz, qw),
+    )
+
+
+def _sum(terms: tuple) -> str:
+    text = ""
+    for sign, factors in terms:
+        text += ("-" if sign < 0 else "+") + "*".join(sorted(factors))
+    return text.lstrip("+")
+
+
+# Blender's rotation_mode enum read by a driver: QUATERNION 0, AXIS_ANGLE -1, the Euler orders 1-6.
+QUATERNION_MODE, AXIS_ANGLE_MODE = 0, -1
+
+
+def own_turn(rotation_mode: str) -> str:
+    """The turn about its own Y axis of a bone's rotation, the twist of its swing-twist split:
+    ``2 atan2(q.y, q.w)`` of the rotation's quaternion ``q`` (contract D11: the lower bone's own
+    turn, which Blender's IK keeps too), from the channels of the bone's rotation mode ``m``:
+    quaternion, and the Euler order ``rotation_mode`` (XYZ when it is ``QUATERNION``); or, for
+    ``AXIS_ANGLE``, axis-angle and quaternion. Variables: ``m`` the rotation mode (Blender's enum
+    value); ``qw qy`` the quaternion's W and Y; ``x y z`` the Euler angles; ``aa ax ay az`` the
+    axis-angle's angle and axis (of any length).
+
+    >>> own_turn("AXIS_ANGLE")
+    '(2*atan2(sin(aa/2)*ay,cos(aa/2)*sqrt(ax*ax+ay*ay+az*az)) if m==-1 else 2*atan2(qy,qw))'
+    """
+    quaternion = "2*atan2(qy,qw)"
+    if rotation_mode == "AXIS_ANGLE":
+        axis_angle = "2*atan2(sin(aa/2)*ay,cos(aa/2)*sqrt(ax*ax+ay*ay+az*az))"
+        return f"({axis_angle} if m=={AXIS_ANGLE_MODE} else {quaternion})"
+    order = "XYZ" if rotation_mode == "QUATERNION" else rotation_mode
+    # An Euler order applies its first axis first: q = q(third) q(second) q(first).
+    axes = {}
+    for index, axis in enumerate("xyz"):
+        parts: list[tuple] = [(), (), (), ()]
+        parts[0] = ((1, (f"cos({axis}/2)",)),)
+        parts[index + 1] = ((1, (f"sin({axis}/2)",)),)
+        axes[axis.upper()] = tuple(parts)
+    rotation = axes[order[0]]
+    for axis in order[1:]:
+        rotation = _product(axes[axis], rotation)
+    w, _, y, _ = rotation
+    return f"({quaternion} if m=={QUATERNION_MODE} else 2*atan2({_sum(y)},{_sum(w)}))"
+
+
+def own_turn_modes(rotation_mode: str) -> tuple[str, str]:
+    """The two rotation modes :func:`own_turn` reads for a bone built in ``rotation_mode``."""
+    if rotation_mode == "AXIS_ANGLE":
+        return "AXIS_ANGLE", "QUATERNION"
+    return "QUATERNION", "XYZ" if rotation_mode == "QUATERNION" else rotation_mode
 
 
 _FUNCTIONS = {
@@ -171,6 +245,8 @@ _FUNCTIONS = {
     "sqrt": math.sqrt,
     "acos": math.acos,
     "atan2": math.atan2,
+    "sin": math.sin,
+    "cos": math.cos,
     "exp": math.exp,
     "pi": math.pi,
     "clamp": lambda value, low, high: min(max(value, low), high),

@@ -121,8 +121,8 @@ def _draw_panel(layout, context) -> None:
         _wrapped_label(
             layout.box(),
             context,
-            f"{', '.join(bones)} copy the constraints of chain '{owner}' and follow its leg: add a "
-            "chain on them, or delete their Two-Bone IK constraints",
+            f"{', '.join(bones)} copy the constraints of chain '{owner}' and follow its leg: Update "
+            "Mechanism makes them a chain of their own",
             "ERROR",
         )
     chain = find_chain(obj)

@@ -62,6 +62,26 @@ def _snap(obj) -> None:
             raise RuntimeError("Snap IK to FK failed")
 
 
+def key_and_snap(obj, chain, snaps: dict, names: tuple[str, str], snap) -> None:
+    """With Auto Keying, at each frame of ``snaps`` ({frame: (upper, lower) Euler XYZ}): ``chain``
+    off, the rotations of bones ``names`` set and keyed, ``snap()`` (Snap IK to FK), ``chain`` on."""
+    import bpy
+
+    scene = bpy.context.scene
+    scene.tool_settings.use_keyframe_insert_auto = True
+    for frame, rotations in snaps.items():
+        scene.frame_set(frame)
+        chain.enabled = False
+        for name, rotation in zip(names, rotations, strict=True):
+            bone = obj.pose.bones[name]
+            bone.rotation_mode = "XYZ"
+            bone.rotation_euler = rotation
+            bone.keyframe_insert("rotation_euler", frame=frame)
+        snap()
+        chain.enabled = True
+    scene.tool_settings.use_keyframe_insert_auto = False
+
+
 def build_scene():
     import bpy
 
@@ -70,18 +90,7 @@ def build_scene():
     obj = build_rig()
     obj.animation_data_create().action = bpy.data.actions.new("Walk")
     chain = add_chain(obj, "shin")  # the earlier version's Add, which knows no controls option
-    scene.tool_settings.use_keyframe_insert_auto = True
-    for frame, (thigh, shin) in SNAPS.items():
-        scene.frame_set(frame)
-        chain.enabled = False
-        for name, rotation in (("thigh", thigh), ("shin", shin)):
-            bone = obj.pose.bones[name]
-            bone.rotation_mode = "XYZ"
-            bone.rotation_euler = rotation
-            bone.keyframe_insert("rotation_euler", frame=frame)
-        _snap(obj)
-        chain.enabled = True
-    scene.tool_settings.use_keyframe_insert_auto = False
+    key_and_snap(obj, chain, SNAPS, ("thigh", "shin"), lambda: _snap(obj))
     root = obj.pose.bones[f"{PREFIX}shin-root"]
     for name, keys in SETTINGS.items():
         for frame, value in keys.items():

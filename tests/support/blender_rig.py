@@ -661,6 +661,28 @@ def generate_rigify(metarig: str):
     return rig
 
 
+def mirrored_legs_bones() -> list:
+    """Two legs for :func:`make_armature` (armature space, metres): root (0,0,0)->(0,0.3,0); per side
+    hips (±0.05,0,1.2)->(±0.1,0,1.0), thigh (±0.1,0,1)->(±0.1,0.05,0.5), shin ->(±0.1,0,0), foot
+    ->(±0.1,-0.15,-0.05), connected: symmetric about X = 0 with Blender's mirrored names (.L on +X)."""
+    bones: list[BoneSpec] = [("root", (0, 0, 0), (0, 0.3, 0), None, False)]
+    for suffix, x in ((".L", 0.1), (".R", -0.1)):
+        bones += [
+            (f"hips{suffix}", (x / 2, 0, 1.2), (x, 0, 1.0), "root", False),
+            (f"thigh{suffix}", (x, 0, 1), (x, 0.05, 0.5), f"hips{suffix}", True),
+            (f"shin{suffix}", (x, 0.05, 0.5), (x, 0, 0), f"thigh{suffix}", True),
+            (f"foot{suffix}", (x, 0, 0), (x, -0.15, -0.05), f"shin{suffix}", True),
+        ]
+    return bones
+
+
+# The deform bones of a generated Rigify human's left leg and arm.
+RIGIFY_LEFT_DEFORM = {
+    "leg": ["DEF-thigh.L", "DEF-thigh.L.001", "DEF-shin.L", "DEF-shin.L.001", "DEF-foot.L", "DEF-toe.L"],
+    "arm": ["DEF-upper_arm.L", "DEF-upper_arm.L.001", "DEF-forearm.L", "DEF-forearm.L.001", "DEF-hand.L"],
+}
+
+
 def release_rigify() -> None:
     """Undo what Rigify and its rigs' UI scripts registered, at the end of a probe: their callbacks
     would keep bpy alive past Python's shutdown, and bpy 4.2 would crash and 4.5 hang at exit
