@@ -290,6 +290,19 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         description="Empty when the chain is right, else what to fix (read-only)",
         get=lambda chain: readout.read(chain).status.text,
     )
+    layout: IntProperty(
+        name="Layout",
+        description="The number of the network layout the chain was built with, as its network's root bone "
+        "records it (0 without a network; older than the extension's: Update Mechanism upgrades it)",
+        get=lambda chain: _built_layout(chain),
+    )
+
+
+def _built_layout(chain) -> int:
+    obj = chain.id_data
+    if obj.pose is None:
+        return 0
+    return network.built_layout(obj, network.parts(chain.upper_bone, chain.lower_bone))
 
 
 class TwoBoneIKSettings(bpy.types.PropertyGroup):

@@ -39,9 +39,11 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     COLLECTION,
     CONSTRAINT,
     CONTROLS_CONSTRAINT,
+    CURRENT_LAYOUT,
     DESCRIPTIONS,
     END_CONSTRAINT,
     INHERIT,
+    LAYOUT,
     OWN_CONSTRAINTS,
     PREFIX,
     PROPERTIES,
@@ -54,6 +56,7 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     Parts,
     bone_path,
     bone_prefix,
+    built_layout,
     built_side,
     chain_lower,
     end_bone_name,
@@ -321,6 +324,7 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float], before: float
         if name in root:
             del root[name]
     root[SIDE] = now
+    root[LAYOUT] = CURRENT_LAYOUT
     root[TURN_MODE] = next(
         mode for mode in expressions.own_turn_modes(lower.rotation_mode) if mode != "QUATERNION"
     )

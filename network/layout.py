@@ -44,6 +44,20 @@ SIDE = "IK Side"
 # lower bone its lower roll's driver reads (the lower bone's own turn about its axis), beside
 # quaternions (solver.expressions.own_turn_modes).
 TURN_MODE = "IK Turn Mode"
+# The custom property of a network's root bone that records the layout the network was built with
+# (LAYOUTS), so that an upgrade reads a number instead of guessing from the bones.
+LAYOUT = "IK Layout"
+# The network layouts users' files can hold, by number (docs/design.md, "Network layouts and their
+# numbers"). A network built before the number was recorded is recognised by what its root bone
+# holds (:func:`built_layout`).
+LAYOUTS = {
+    1: "0.1.0: no network; the chain's pose was written by a handler (chain/upgrade.py)",
+    2: "unreleased: the settings on the network's root bone, the rolls in its solved bones",
+    3: "unreleased: the settings and rolls on the lower bone, angles as stored",
+    4: "0.2.0: angles stored times the chain's side, the lower bone's own turn read, the Euler "
+    "network bones' rotation modes driven",
+}
+CURRENT_LAYOUT = max(LAYOUTS)
 # What each property says in Blender's interface (its tooltip).
 DESCRIPTIONS = {
     "influence": "How much of the Two-Bone IK chain's pose the bones take (0 FK, 1 IK)",
@@ -175,11 +189,24 @@ def influence_path(bone: str, constraint: str) -> str:
     return f'{bone_path(bone)}.constraints["{bpy.utils.escape_identifier(constraint)}"].influence'
 
 
+def built_layout(obj, names: Parts) -> int:
+    """The number of the layout (:data:`LAYOUTS`) the network of ``names`` was built with: the one
+    its root bone records, else what the root bone holds tells (settings there: 2; the chain's side
+    recorded: 4; neither: 3); 0 when there is no root bone."""
+    root = obj.pose.bones.get(names.root)
+    if root is None:
+        return 0
+    if LAYOUT in root:
+        return int(root[LAYOUT])
+    if "influence" in root:
+        return 2
+    return 4 if SIDE in root else 3
+
+
 def legacy(obj, chain) -> bool:
-    """Whether the chain's network is of the earlier layout (settings on its root bone, rolls in
-    its solved bones' channels): it plays as built, and Update Mechanism moves its keys."""
-    root = obj.pose.bones.get(parts(chain.upper_bone, chain.lower_bone).root)
-    return root is not None and "influence" in root
+    """Whether the chain's network is of layout 2 (settings on its root bone, rolls in its solved
+    bones' channels): it plays as built, and Update Mechanism moves its keys."""
+    return built_layout(obj, parts(chain.upper_bone, chain.lower_bone)) == 2
 
 
 def end_bone_name(obj, chain) -> str:
@@ -223,9 +250,8 @@ def built_side(obj, names: Parts) -> float:
 
 def reads_own_turn(obj, names: Parts) -> bool:
     """Whether the chain's network adds the lower bone's own turn about its axis (from its rotation
-    channel) to the lower roll: every network built with :data:`SIDE`; earlier ones play as built."""
-    root = obj.pose.bones.get(names.root)
-    return root is not None and SIDE in root
+    channel) to the lower roll: layout 4 and later; earlier ones play as built."""
+    return built_layout(obj, names) >= 4
 
 
 def stale_turn(obj, names: Parts) -> str:

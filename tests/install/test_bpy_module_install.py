@@ -23,7 +23,7 @@ from blender_process import exited_cleanly
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 HEADING = "### Into the `bpy` module (pipelines)"
-PLACEHOLDER = "/path/to/two_bone_ik-0.1.0.zip"
+PLACEHOLDER = "/path/to/two_bone_ik-0.2.0.zip"
 MODULE = "bl_ext.user_default.two_bone_ik"
 # Appended to each block run in a new process: what the extension's registration left there.
 PROBE = f"""
