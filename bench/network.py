@@ -428,10 +428,10 @@ def _extra_driver(kind: str | None, count: int = VARIABLES_PER_DRIVER):
         for chain, names in zip(obj.two_bone_ik.chains, _network_parts(obj), strict=True):
             driver = obj.driver_add(f"{_bone(names.end)}.scale", 0).driver
             driver.type = "SCRIPTED"
-            for index in range(count if kind else 0):
+            for index in range(count if kind is not None else 0):
                 variable = driver.variables.new()
                 variable.name = f"v{index}"
-                VARIABLE_KINDS[kind](variable, obj, names, chain, index)
+                VARIABLE_KINDS[str(kind)](variable, obj, names, chain, index)
             used = "+".join(variable.name for variable in driver.variables)
             driver.expression = f"1.0+0.0*({used})" if used else "1.0"
             assert driver.is_simple_expression, driver.expression
@@ -1010,6 +1010,8 @@ def variable_costs(rows: list[dict]) -> list[str]:
     lines.append("| one driver, no variable | " + " | ".join(f"{cell:.2f}" for cell in cells) + " |")
     for kind in VARIABLE_KINDS:
         label = f"var: +{VARIABLES_PER_DRIVER} {kind}"
+        if any((*key, label) not in found for key in keys):
+            continue  # not run (--experiments)
         cells = [
             (found[(*key, label)] - found[(*key, "var: +1 driver, no variable")]) / VARIABLES_PER_DRIVER
             for key in keys
