@@ -36,9 +36,15 @@ skips them): the ``ours`` network with one part taken out or put back as it was,
 full network and native IK in the same run, to show where the cost is. The pose they give may be
 wrong; only their cost is of interest.
 
+**Variables** (``var:`` rows, with the experiments): each chain gets one more driver with
+:data:`VARIABLES_PER_DRIVER` variables of one kind (:data:`VARIABLE_KINDS`), or none; the table
+after the run gives µs per variable of each kind and per driver node. **Encodings** (``enc:``): a
+driver of the network with its variables read another way (cost only; the pose may be wrong).
+
 Writes bench/results/network.json. Run: ``.venv/bin/python bench/network.py [--repeats R]
-[--sizes ...] [--rigify-repeats R] [--before REV] [--no-experiments] [--no-legs] [--no-rigify]`` (after
-``bash tools/test.sh`` made the venv); ``--no-legs`` runs the Rigify human alone.
+[--sizes ...] [--rigify-repeats R] [--before REV] [--no-experiments] [--experiments PREFIX ...]
+[--no-legs] [--no-rigify]`` (after ``bash tools/test.sh`` made the venv); ``--no-legs`` runs the
+Rigify human alone; ``--experiments var: enc:`` only the variable and encoding rows.
 """
 
 from __future__ import annotations
@@ -336,6 +342,162 @@ def pose_space_tracks(obj) -> None:
             track.owner_space = track.target_space = "POSE"
 
 
+# --- Variable kinds and encodings: what each kind of driver variable costs ----------------------
+
+# Variables of one kind on the extra driver each chain gets in a "var:" experiment: enough that
+# their cost stands out of the noise (the row minus "var: +1 driver, no variable", divided by this).
+VARIABLES_PER_DRIVER = 32
+
+
+def _bone(name: str) -> str:
+    return f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
+
+
+def _single(path: Callable[[object, object, int], str]):
+    """A SINGLE_PROP variable setter reading ``path(names, chain, index)`` from the armature."""
+
+    def make(variable, obj, names, chain, index: int) -> None:
+        variable.type = "SINGLE_PROP"
+        target = variable.targets[0]
+        target.id_type, target.id, target.data_path = "OBJECT", obj, path(names, chain, index)
+
+    return make
+
+
+def _transform(field: str, channel: str, space: str, mode: str = "AUTO"):
+    """A TRANSFORMS variable setter: ``channel`` of network bone ``field`` in ``space``."""
+
+    def make(variable, obj, names, chain, index: int) -> None:
+        variable.type = "TRANSFORMS"
+        target = variable.targets[0]
+        target.id, target.bone_target = obj, getattr(names, field)
+        target.transform_type, target.transform_space = channel, space
+        if mode in {item.identifier for item in target.bl_rna.properties["rotation_mode"].enum_items}:
+            target.rotation_mode = mode
+
+    return make
+
+
+def _between(kind: str, space: str = "WORLD_SPACE"):
+    """A ROTATION_DIFF or LOC_DIFF variable setter: the aim bone against the root (rotation), the
+    target against the root (distance)."""
+
+    def make(variable, obj, names, chain, index: int) -> None:
+        variable.type = kind
+        first = names.aim if kind == "ROTATION_DIFF" else names.target
+        for target, bone in zip(variable.targets, (first, names.root), strict=True):
+            target.id, target.bone_target = obj, bone
+            target.transform_space = space
+
+    return make
+
+
+def _context(variable, obj, names, chain, index: int) -> None:
+    variable.type = "CONTEXT_PROP"
+    target = variable.targets[0]
+    target.context_property, target.data_path = "ACTIVE_SCENE", "frame_current"
+
+
+# What one variable reads, by kind (the sources are evaluated before the end bone that the
+# experiment's driver is on, so no kind makes a cycle).
+VARIABLE_KINDS: dict[str, Callable] = {
+    "prop: matrix element": _single(lambda n, c, i: f"{_bone(n.aim)}.matrix[{i % 3}][{i // 3 % 3}]"),
+    "prop: custom property": _single(lambda n, c, i: f'{_bone(c.lower_bone)}["IK Twist"]'),
+    "prop: rotation channel": _single(lambda n, c, i: f"{_bone(c.lower_bone)}.rotation_quaternion[{i % 4}]"),
+    "prop: rotation mode": _single(lambda n, c, i: f"{_bone(c.lower_bone)}.rotation_mode"),
+    "transform: location, local": _transform("pole", "LOC_X", "LOCAL_SPACE"),
+    "transform: location, transform space": _transform("pole", "LOC_X", "TRANSFORM_SPACE"),
+    "transform: location, world": _transform("pole", "LOC_X", "WORLD_SPACE"),
+    "transform: Euler Y, local": _transform("aim", "ROT_Y", "LOCAL_SPACE"),
+    "transform: quaternion W, local": _transform("aim", "ROT_W", "LOCAL_SPACE", "QUATERNION"),
+    "transform: swing-twist Y, local": _transform("aim", "ROT_Y", "LOCAL_SPACE", "SWING_TWIST_Y"),
+    "transform: scale Y, world": _transform("root", "SCALE_Y", "WORLD_SPACE"),
+    "rotation difference": _between("ROTATION_DIFF"),
+    "distance, local": _between("LOC_DIFF", "LOCAL_SPACE"),
+    "distance, world": _between("LOC_DIFF"),
+    "context: scene frame": _context,
+}
+
+
+def _extra_driver(kind: str | None, count: int = VARIABLES_PER_DRIVER):
+    """Experiment: each chain gets one more driver (on its end bone's X scale, which nothing reads)
+    with ``count`` variables of ``kind`` (:data:`VARIABLE_KINDS`), or none: what a variable of that
+    kind costs, beside what a driver node costs."""
+
+    def add(obj) -> None:
+        for chain, names in zip(obj.two_bone_ik.chains, _network_parts(obj), strict=True):
+            driver = obj.driver_add(f"{_bone(names.end)}.scale", 0).driver
+            driver.type = "SCRIPTED"
+            for index in range(count if kind is not None else 0):
+                variable = driver.variables.new()
+                variable.name = f"v{index}"
+                VARIABLE_KINDS[str(kind)](variable, obj, names, chain, index)
+            used = "+".join(variable.name for variable in driver.variables)
+            driver.expression = f"1.0+0.0*({used})" if used else "1.0"
+            assert driver.is_simple_expression, driver.expression
+
+    return add
+
+
+def _lower_roll_drivers(obj):
+    paths = {_bone(names.lower) + ".rotation_euler" for names in _network_parts(obj)}
+    return [f.driver for f in obj.animation_data.drivers if f.data_path in paths and f.array_index == 1]
+
+
+def own_turn_swing_twist(obj) -> None:
+    """Encoding: the lower bone's own turn as one swing-twist transform variable on the chain's
+    lower bone (Transform Space, SWING_TWIST_Y), in place of its rotation channels and mode by path
+    (six variables). Blender reports a dependency cycle: the variable reads the bone's final pose,
+    which its Copy Transforms of the network makes."""
+    for chain, driver in zip(obj.two_bone_ik.chains, _lower_roll_drivers(obj), strict=True):
+        roll = driver.expression.split("+(2*atan2(qy,qw)", 1)[0]
+        for variable in [v for v in driver.variables if v.name != "r"]:
+            driver.variables.remove(variable)
+        variable = driver.variables.new()
+        variable.name, variable.type = "tw", "TRANSFORMS"
+        target = variable.targets[0]
+        target.id, target.bone_target = obj, chain.lower_bone
+        target.transform_type, target.transform_space = "ROT_Y", "TRANSFORM_SPACE"
+        target.rotation_mode = "SWING_TWIST_Y"
+        driver.expression = f"{roll}+tw"
+
+
+def roll_aim_quaternion(obj) -> None:
+    """Encoding: the roll driver's fallback axis (D3) from the aim bone's rotation as four
+    quaternion transform variables (Local Space: the aim bone's rest is armature-aligned and it
+    inherits no rotation) in place of its nine matrix elements by path. With the rest of the roll
+    that fallback is longer than Blender's 255 characters (:data:`ROLL_QUATERNION_FALLBACK`): here
+    it keeps the first axis's branch, the same variables (its cost, not its pose)."""
+    # The whole fallback would be ROLL_QUATERNION_FALLBACK, 286 characters with the leg's roll.
+    paths = {_bone(names.roll) + ".rotation_euler": names.aim for names in _network_parts(obj)}
+    for fcurve in obj.animation_data.drivers:
+        if fcurve.data_path not in paths:
+            continue
+        driver = fcurve.driver
+        for variable in [v for v in driver.variables if v.name.startswith("m")]:
+            driver.variables.remove(variable)
+        for name, channel in (("w", "ROT_W"), ("a", "ROT_X"), ("b", "ROT_Y"), ("c", "ROT_Z")):
+            variable = driver.variables.new()
+            variable.name, variable.type = name, "TRANSFORMS"
+            target = variable.targets[0]
+            target.id, target.bone_target = obj, paths[fcurve.data_path]
+            target.transform_type, target.transform_space = channel, "LOCAL_SPACE"
+            target.rotation_mode = "QUATERNION"
+        start = driver.expression.index("(atan2(m00")
+        end = driver.expression.index("atan2(m20,m22)))") + len("atan2(m20,m22)))")
+        short = "atan2(.5-b*b-c*c,a*c+w*b)"
+        driver.expression = driver.expression[:start] + short + driver.expression[end:]
+        assert driver.is_simple_expression, driver.expression
+
+
+# The fallback axis (D3) from the aim's unit quaternion (w, a, b, c): each matrix entry a product
+# of its components (halved: the atan2 and the comparisons do not mind).
+ROLL_QUATERNION_FALLBACK = (
+    "(atan2(.5-b*b-c*c,a*c+w*b) if abs(a*b-w*c)<=abs(.5-a*a-c*c) and abs(a*b-w*c)<=abs(b*c+w*a)"
+    " else (atan2(a*b+w*c,b*c-w*a) if abs(.5-a*a-c*c)<=abs(b*c+w*a) else atan2(a*c-w*b,.5-a*a-b*b)))"
+)
+
+
 EXPERIMENTS: dict[str, Callable] = {
     "exp: influence drivers before the ERROR checks": strip_influence_guard,
     "exp: tracks in pose space (as before)": pose_space_tracks,
@@ -350,6 +512,10 @@ EXPERIMENTS: dict[str, Callable] = {
     "exp: -aim drivers": strip_aim,
     "exp: -all drivers": strip_drivers,
     "exp: bones+copy only": strip_to_output,
+    "enc: own turn as one swing-twist variable (cycle)": own_turn_swing_twist,
+    "enc: roll's fallback from 4 quaternion variables": roll_aim_quaternion,
+    "var: +1 driver, no variable": _extra_driver(None),
+    **{f"var: +{VARIABLES_PER_DRIVER} {kind}": _extra_driver(kind) for kind in VARIABLE_KINDS},
 }
 EXPERIMENT_SIZES = ((10, "separate"), (100, "one armature"))
 # Control: Rigify's IK after an Edit Mode round trip, as Update Mechanism makes in ``ours``.
@@ -814,6 +980,7 @@ def summary(rows: list[dict], rigify: dict | None) -> str:
         cells = [f"{ratios[v]['to_native']:.2f}x" if v in ratios else "" for v in variants]
         native = next(iter(ratios.values()))["native_us_per_chain"]
         lines.append(f"| {key[0]} | {key[1]} | {native:.1f} | " + " | ".join(cells) + f" | {goal(key[1])} |")
+    lines.extend(variable_costs(rows))
     for label, value in (rigify or {}).items():
         if isinstance(value, dict) and "native_us" in value:
             others = "; ".join(
@@ -828,6 +995,31 @@ def summary(rows: list[dict], rigify: dict | None) -> str:
     return "\n".join(lines)
 
 
+def variable_costs(rows: list[dict]) -> list[str]:
+    """The "var:" rows as µs per variable of each kind (the row minus "+1 driver, no variable", over
+    :data:`VARIABLES_PER_DRIVER`) and the driver node's own cost (that row minus ours), per
+    layout, as a Markdown table."""
+    keys = list(dict.fromkeys((r["layout"], r["chains"]) for r in rows))
+    found = {(r["layout"], r["chains"], r["variant"]): r["us_per_chain"] for r in rows}
+    keys = [key for key in keys if (*key, "var: +1 driver, no variable") in found]
+    if not keys:
+        return []
+    lines = ["", "| us per chain | " + " | ".join(f"{layout} {count}" for layout, count in keys) + " |"]
+    lines.append("|---|" + "---:|" * len(keys))
+    cells = [found[(*key, "var: +1 driver, no variable")] - found[(*key, "ours")] for key in keys]
+    lines.append("| one driver, no variable | " + " | ".join(f"{cell:.2f}" for cell in cells) + " |")
+    for kind in VARIABLE_KINDS:
+        label = f"var: +{VARIABLES_PER_DRIVER} {kind}"
+        if any((*key, label) not in found for key in keys):
+            continue  # not run (--experiments)
+        cells = [
+            (found[(*key, label)] - found[(*key, "var: +1 driver, no variable")]) / VARIABLES_PER_DRIVER
+            for key in keys
+        ]
+        lines.append(f"| a variable, {kind} | " + " | ".join(f"{cell:.3f}" for cell in cells) + " |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -836,6 +1028,12 @@ def main() -> None:
     parser.add_argument("--rigify-repeats", type=int, default=61, help="timed updates per Rigify variant")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--no-experiments", action="store_true", help="skip the exp: variants")
+    parser.add_argument(
+        "--experiments",
+        nargs="+",
+        default=[""],
+        help="only the experiments whose label starts with one of these ('var:', 'enc:', 'exp:')",
+    )
     parser.add_argument(
         "--before",
         default=BEFORE_REVISION,
@@ -861,7 +1059,7 @@ def main() -> None:
         for count in args.sizes:
             variants: tuple[str, ...] = ("native", "ours", *((BEFORE,) if before else ()))
             if not args.no_experiments and (count, layout) in EXPERIMENT_SIZES:
-                variants += tuple(EXPERIMENTS)
+                variants += tuple(e for e in EXPERIMENTS if e.startswith(tuple(args.experiments)))
             rows.extend(leg_rows(layout, count, variants, args.repeats, rng, before))
     rigify = None if args.no_rigify else rigify_rows(args.rigify_repeats, rng, before)
     ours = [row for row in rows if row["variant"] == "ours"]
