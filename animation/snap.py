@@ -9,10 +9,9 @@ from mathutils import Matrix, Vector
 
 from ..chain import pose, readout, settings
 from ..chain.bones import ChainError, chain_bones
-from ..chain.chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
-from ..chain.status import REST
-from ..network import build as network
-from ..network import health, rolls
+from ..chain.chains import current_pole_side, fk_bases, pole_point, pose_matrices
+from ..chain.status import REST, applied
+from ..network import health, layout, rolls
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import solve_two_bone_ik
 from . import visual
@@ -271,7 +270,7 @@ def _undo_settings(chain, root: Vector, joint: Vector, end: Vector, pole: Vector
     wanted = axis.length
     if not wanted > 0.0:
         return end, pole
-    twist = chain.twist * network.built_side(chain.id_data, network.parts(chain.upper_bone, chain.lower_bone))
+    twist = chain.twist * layout.built_side(chain.id_data, layout.parts(chain.upper_bone, chain.lower_bone))
     if twist:  # stored times the chain's side (docs/contract.md, D9)
         pole = root + pose.turn(axis, -twist) @ (pole - root)
     if not chain.softness:
@@ -351,7 +350,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
             context.view_layer.update()
             raise
     # The solve now has the FK joints; the rolls give the bones their FK orientations too.
-    rolls.match(context, obj, network.parts(upper_bone.name, lower_bone.name), *matrices)
+    rolls.match(context, obj, layout.parts(upper_bone.name, lower_bone.name), *matrices)
 
 
 def snap_fk_to_ik(context, obj, chain) -> None:
@@ -371,12 +370,12 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     depsgraph = context.evaluated_depsgraph_get()
     if not applied(chain.state):
         raise ChainError(chain.status)
-    names = network.parts(chain.upper_bone, chain.lower_bone)
+    names = layout.parts(chain.upper_bone, chain.lower_bone)
     evaluated = obj.evaluated_get(depsgraph).pose.bones
     solved = evaluated[names.upper].matrix.copy(), evaluated[names.lower].matrix.copy()
     for name, basis in visual.result_bases(obj, chain, depsgraph, influence=1.0):
         set_basis(obj.pose.bones[name], basis)
-    if network.reads_own_turn(obj, names):
+    if layout.reads_own_turn(obj, names):
         # The lower bone's rotation is the solve's input too (its own turn, docs/contract.md D11):
         # the rolls keep the solve where it was.
         rolls.match(context, obj, names, *solved)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import bpy
 
 from ..compat import animation_fcurves
-from ..network import build as network
+from ..network import layout
 
 
 class ChainError(Exception):
@@ -41,7 +41,7 @@ def renamed(obj, chain) -> dict[str, str]:
     """{stored name: bone's name now} for the chain's upper and lower bones renamed since the build:
     gone under their stored name, they still carry the chain's Copy Transforms of their network
     bone (Blender re-points constraints at a renamed bone, never the chain's stored names)."""
-    names = network.parts(chain.upper_bone, chain.lower_bone)
+    names = layout.parts(chain.upper_bone, chain.lower_bone)
     bones = obj.data.bones
     wanted = {
         solved: stored
@@ -50,7 +50,7 @@ def renamed(obj, chain) -> dict[str, str]:
     }
     found = {}
     for pose_bone in obj.pose.bones if wanted and obj.pose is not None else ():
-        constraint = pose_bone.constraints.get(network.CONSTRAINT)
+        constraint = pose_bone.constraints.get(layout.CONSTRAINT)
         if (
             constraint is not None
             and constraint.type == "COPY_TRANSFORMS"
@@ -66,11 +66,11 @@ def renamed_source(obj, chain, which: str) -> str:
     the build ('' when it was not, or cannot be told): gone under its stored name, it is still the
     bone the network's copy of it aims at (Blender re-points constraints at a renamed bone, never
     the chain's stored name)."""
-    armature, stored = network.source(chain, which)
+    armature, stored = layout.source(chain, which)
     if not stored or armature.data.bones.get(stored) is not None:
         return ""
-    holder = obj.pose.bones.get(getattr(network.parts(chain.upper_bone, chain.lower_bone), which))
-    constraint = holder.constraints.get(network.SOURCE_CONSTRAINTS[which]) if holder is not None else None
+    holder = obj.pose.bones.get(getattr(layout.parts(chain.upper_bone, chain.lower_bone), which))
+    constraint = holder.constraints.get(layout.SOURCE_CONSTRAINTS[which]) if holder is not None else None
     if constraint is None or constraint.target != armature or not constraint.subtarget:
         return ""
     return constraint.subtarget if armature.data.bones.get(constraint.subtarget) is not None else ""
@@ -80,7 +80,7 @@ def missing_control(chain) -> None:
     """ChainError naming the chain's target or pole bone when it is named but its armature has no
     such bone (deleted; a renamed one is followed first: :func:`renamed_source`)."""
     for which in ("target", "pole"):
-        armature, bone = network.source(chain, which)
+        armature, bone = layout.source(chain, which)
         if bone and armature.data.bones.get(bone) is None:
             raise ChainError(
                 f"{which.capitalize()} bone '{bone}' not found in '{armature.name}': pick a {which}"
@@ -108,7 +108,7 @@ def blender_ik_constraints(obj, upper: str, lower: str, *, driven: bool = False)
     found = []
     for pose_bone in obj.pose.bones if obj.pose is not None else ():
         for constraint in pose_bone.constraints:
-            if constraint.type not in ("IK", "SPLINE_IK") or constraint.name == network.CONTROLS_CONSTRAINT:
+            if constraint.type not in ("IK", "SPLINE_IK") or constraint.name == layout.CONTROLS_CONSTRAINT:
                 continue
             active = constraint.enabled and constraint.influence > 0.0
             if not active and not (

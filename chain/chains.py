@@ -10,25 +10,22 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix, Vector
 
-from ..compat import select_bone  # noqa: F401  (re-exported for the operators)
-from ..network import build as network
-from ..network import health, rolls
+from ..network import build, health, layout, rolls
 from ..network import remove as network_remove
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
 from . import muting, pose
 from .bones import chain_bones, end_bone, renamed, renamed_source, unique_name
 from .controls import POLE_DISTANCE
-from .status import applied  # noqa: F401  (re-exported for operators/apply.py)
 
 
 def chain_parts(obj) -> set[str]:
     """The bones of ``obj`` that are its chains' own parts, never a chain's bones: every network
     bone (``MCH-IK-`` names) and every chain's target and pole bone on this armature."""
-    parts = {bone.name for bone in obj.data.bones if bone.name.startswith(network.PREFIX)}
+    parts = {bone.name for bone in obj.data.bones if bone.name.startswith(layout.PREFIX)}
     for chain in obj.two_bone_ik.chains:
         for role in ("target", "pole"):
-            source, bone = network.source(chain, role)
+            source, bone = layout.source(chain, role)
             if source == obj and bone:
                 parts.add(bone)
     return parts
@@ -205,7 +202,7 @@ def constrained_bones(obj, chain) -> list[str]:
     for name in (chain.upper_bone, chain.lower_bone):
         pose_bone = obj.pose.bones.get(name)
         if pose_bone is not None and any(
-            c.enabled and c.influence > 0.0 and c.name != network.CONSTRAINT for c in pose_bone.constraints
+            c.enabled and c.influence > 0.0 and c.name != layout.CONSTRAINT for c in pose_bone.constraints
         ):
             names.append(name)
     return names
@@ -286,7 +283,7 @@ def _add_chain(context, obj, lower_name: str, parent_controls: bool, stack_posit
     obj.two_bone_ik.active_chain_index = len(chains) - 1
     chain_bones(obj, chain)  # validates the pair
     try:
-        network.build(obj, [chain])
+        build.build(obj, [chain])
     except ValueError:
         # MechanismError (Blender refused Edit Mode...) or bones the network cannot be named for
         # (check_bones): the build changed nothing; take back what was made here.
@@ -299,7 +296,7 @@ def _add_chain(context, obj, lower_name: str, parent_controls: bool, stack_posit
                 bpy.data.objects.remove(empty, do_unlink=True)
         raise
     # The bones keep their orientations too, a knee bent off the rest bend plane included.
-    rolls.match(context, obj, network.parts(upper_name, lower_name), *fk)
+    rolls.match(context, obj, layout.parts(upper_name, lower_name), *fk)
     return obj.two_bone_ik.chains[-1]  # Edit Mode may have freed the reference
 
 
@@ -365,11 +362,11 @@ def _follow_chain_renames(obj, chain) -> list[str]:
     moves = renamed(obj, chain)
     if not moves:
         return []
-    old = network.parts(chain.upper_bone, chain.lower_bone)
+    old = layout.parts(chain.upper_bone, chain.lower_bone)
     chain.upper_bone = moves.get(chain.upper_bone, chain.upper_bone)
     chain.lower_bone = moves.get(chain.lower_bone, chain.lower_bone)
     bones = obj.data.bones
-    for old_name, new_name in zip(old, network.parts(chain.upper_bone, chain.lower_bone), strict=True):
+    for old_name, new_name in zip(old, layout.parts(chain.upper_bone, chain.lower_bone), strict=True):
         bone = bones.get(old_name)
         if old_name != new_name and bone is not None and bones.get(new_name) is None:
             bone.name = new_name
@@ -406,15 +403,15 @@ def _network_chain(obj, chain):
     upper, lower = chain.upper_bone, chain.lower_bone
     bones = obj.data.bones
     if upper and not lower:
-        solved = bones.get(f"{network.PREFIX}{upper}")
+        solved = bones.get(f"{layout.PREFIX}{upper}")
         for child in solved.children if solved is not None else ():
-            name = child.name.removeprefix(network.PREFIX)
-            if bones.get(network.parts(upper, name).root) is not None:
+            name = child.name.removeprefix(layout.PREFIX)
+            if bones.get(layout.parts(upper, name).root) is not None:
                 return _Named(chain, upper, name)
     elif lower and not upper:
-        solved = bones.get(f"{network.PREFIX}{lower}")
+        solved = bones.get(f"{layout.PREFIX}{lower}")
         if solved is not None and solved.parent is not None:
-            return _Named(chain, solved.parent.name.removeprefix(network.PREFIX), lower)
+            return _Named(chain, solved.parent.name.removeprefix(layout.PREFIX), lower)
     return chain
 
 
@@ -455,7 +452,7 @@ def remove_chains(obj, indices, *, delete_empties: bool = False, keep_ik_muted: 
     if delete_empties:
         removed = set(indices)
         users = {
-            network.source(chain, role)
+            layout.source(chain, role)
             for other in bpy.data.objects
             if other.type == "ARMATURE"
             for number, chain in enumerate(other.two_bone_ik.chains)
@@ -465,7 +462,7 @@ def remove_chains(obj, indices, *, delete_empties: bool = False, keep_ik_muted: 
         made = control_bones.made_by_add(obj)
         for index in indices:
             for role in ("target", "pole"):
-                source, bone = network.source(chains[index], role)
+                source, bone = layout.source(chains[index], role)
                 if source is None or (bone and source.data.bones.get(bone) is None):
                     continue  # nothing there to delete or keep
                 if (source, bone) in users:

@@ -15,7 +15,7 @@ from bpy.props import (
     StringProperty,
 )
 
-from ..network import build as network
+from ..network import build
 from . import readout, settings
 from .bones import unique_name
 from .status import STATES
@@ -36,7 +36,7 @@ def _sync(self, context) -> None:
     """Keep the chain's network in step with the setting (targets, pole, End Rotation)."""
     obj = self.id_data
     if obj.library is None and obj.pose is not None:
-        network.sync(obj, self)
+        build.sync(obj, self)
         obj.update_tag()
 
 

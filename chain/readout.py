@@ -16,8 +16,7 @@ from typing import NamedTuple
 import bpy
 from mathutils import Matrix, Vector
 
-from ..network import build as network
-from ..network import health
+from ..network import build, health, layout
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import MIN_REACH, solve_two_bone_ik
 from ..solver.expressions import FLOAT32_FAR
@@ -96,7 +95,7 @@ def source_of(chain, which: str):
     what a chain's target or pole is, for the status, Apply, Bake and Snap. (None, None) when
     unset. Raises ChainError for a bone that is missing (or was renamed), the chain's own armature
     without a bone, or one of the chains' network bones."""
-    source, bone_name = network.source(chain, which)
+    source, bone_name = layout.source(chain, which)
     if source is None:
         return None, None
     if source == chain.id_data and not bone_name:
@@ -112,7 +111,7 @@ def source_of(chain, which: str):
                 "Update Mechanism"
             )
         raise ChainError(f"{which.capitalize()} bone '{bone_name}' not found in '{source.name}'")
-    if source == chain.id_data and bone_name.startswith(network.PREFIX):
+    if source == chain.id_data and bone_name.startswith(layout.PREFIX):
         raise ChainError(f"The {which} bone '{bone_name}' is a chain's mechanism bone: pick a control bone")
     return source, bone
 
@@ -231,7 +230,7 @@ def _follows(source, bone_name: str):
         bone = obj.data.bones.get(name) if name and obj.type == "ARMATURE" and obj.pose is not None else None
         if bone is not None:
             read += [pair for c in obj.pose.bones[name].constraints for pair in _constraint_targets(c)]
-            read += drivers[obj.session_uid].get(network.bone_path(name), [])
+            read += drivers[obj.session_uid].get(layout.bone_path(name), [])
             stack.append((obj, bone.parent.name) if bone.parent is not None else (obj, ""))
         if not name:
             read += [pair for c in obj.constraints for pair in _constraint_targets(c)]
@@ -257,7 +256,7 @@ def _moves_with(obj, chain, source, bone_name: str) -> bool:
     """Whether ``source`` (or its bone ``bone_name``) follows the chain's upper bone or the part of
     its network that follows the target (through parenting, constraints, drivers or a deformed
     mesh): a cycle, the chain would chase its own target."""
-    names = network.parts(chain.upper_bone, chain.lower_bone)
+    names = layout.parts(chain.upper_bone, chain.lower_bone)
     moving = {chain.upper_bone, names.target, names.aim}
     # A question of the rig's relations alone: the panel keeps its answer until they change.
     key = ("moves with", obj.session_uid, chain.upper_bone, chain.lower_bone, source.session_uid, bone_name)
@@ -276,7 +275,7 @@ def check_sources(chain) -> None:
             if which == "target":
                 raise ChainError("Set a target object")
             continue
-        source, bone_name = network.source(chain, which)
+        source, bone_name = layout.source(chain, which)
         if _moves_with(obj, chain, source, bone_name):
             label = f"{which} bone '{bone_name}'" if bone_name else f"{which} '{source.name}'"
             raise ChainError(f"The {label} moves with the chain's own bones: a cycle")
@@ -332,7 +331,7 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     root's frame, where the chain's bones are rigid (contract D6), and mapped back. Raises
     ChainError."""
     obj = chain.id_data
-    names = network.parts(chain.upper_bone, chain.lower_bone)
+    names = layout.parts(chain.upper_bone, chain.lower_bone)
     root_bone = obj.pose.bones[names.root]
     world = obj.matrix_world
     if not pose.invertible(world):
@@ -358,7 +357,7 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     if pole is None:
         # The builder's rule for the hint bone (network.build.hint_offset), from the chain's rest:
         # an edited hint bone then shows as a miss, not as the bend it gives.
-        pole_hint = frame @ network.hint_offset(upper, lower)
+        pole_hint = frame @ build.hint_offset(upper, lower)
         status = NO_POLE
     else:
         pole_hint = to_armature @ pole
@@ -383,7 +382,7 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
         a * length_scale,
         b * length_scale,
         tolerance=SOLVER_TOLERANCE,
-        twist=values["twist"] * network.built_side(obj, names),  # stored times the side (D9)
+        twist=values["twist"] * layout.built_side(obj, names),  # stored times the side (D9)
         softness=min(max(values["softness"], 0.0), 1.0),
     )
     if status == CLEAN:
@@ -418,7 +417,7 @@ def read(chain) -> Reading:
     if obj.data.pose_position == "REST":
         return Reading(Status("REST", REST.format(obj.name)), reachable, too_close)
     values = settings.values(chain)
-    root_head = obj.pose.bones[network.parts(upper.name, lower.name).root].head
+    root_head = obj.pose.bones[layout.parts(upper.name, lower.name).root].head
     tie = status is POLE_ON_LINE or (end_point - root_head).length <= SOLVER_TOLERANCE * length
     slack = _joint_slack(root_head, joint_point, end_point)
     if values["enabled"] > 0.0 and values["influence"] >= 1.0:
@@ -490,7 +489,7 @@ def _partial_miss(
     (the FK pose is not known) and after the chain's own, whose effect is not measured ('' when
     none). ``slack``: :func:`_joint_slack` of the solve."""
     bones = obj.pose.bones
-    names = network.parts(upper.name, lower.name)
+    names = layout.parts(upper.name, lower.name)
     solved = bones[names.lower]
     miss = max((solved.head - joint_point).length - slack, (solved.tail - end_point).length)
     stacks = {bone.name: _acting_around(bones[bone.name]) for bone in (upper, lower)}
@@ -503,7 +502,7 @@ def _partial_miss(
     upper_pose = to_armature @ (world @ fk).lerp(world @ bones[names.upper].matrix, weight)
     fk = pose.to_pose(lower, bones[lower.name].matrix_basis, upper_pose)
     full = solved.matrix
-    if network.lower_space(lower) == "LOCAL":
+    if layout.lower_space(lower) == "LOCAL":
         local = obj.convert_space(pose_bone=solved, matrix=solved.matrix, from_space="POSE", to_space="LOCAL")
         full = pose.to_pose(lower, local, upper_pose)
     lower_pose = to_armature @ (world @ fk).lerp(world @ full, weight)
@@ -522,7 +521,7 @@ def _acting_around(pose_bone) -> tuple[bool, bool]:
     influence above 0). Blender's IK is not in the stack's order (it poses the bones after every
     stack): it counts on neither side."""
     constraints = list(pose_bone.constraints)
-    ours = pose_bone.constraints.find(network.CONSTRAINT)
+    ours = pose_bone.constraints.find(layout.CONSTRAINT)
     acting = [c.enabled and c.influence > 0.0 and c.type not in ("IK", "SPLINE_IK") for c in constraints]
     return any(acting[: max(ours, 0)]), ours >= 0 and any(acting[ours + 1 :])
 
@@ -579,8 +578,8 @@ def _own_channels(obj, upper, lower) -> tuple[float, str]:
 def _stopped_driver(obj, chain) -> str:
     """The data path of a driver of the chain's network that Blender has stopped ('' when none):
     an expression that failed once (on a value that was not a number) gives 0 until rebuilt."""
-    names = (*network.parts(chain.upper_bone, chain.lower_bone), chain.upper_bone, chain.lower_bone)
-    paths = tuple(network.bone_path(name) for name in names)
+    names = (*layout.parts(chain.upper_bone, chain.lower_bone), chain.upper_bone, chain.lower_bone)
+    paths = tuple(layout.bone_path(name) for name in names)
     animation = obj.animation_data
     for fcurve in animation.drivers if animation is not None else ():
         if fcurve.data_path.startswith(paths) and not fcurve.driver.is_valid:
@@ -597,7 +596,7 @@ def _cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
             f"Blender's IK {iks[0]} poses its bones after every constraint stack, over the chain's: "
             "mute it (its Enabled), or remove the chain"
         )
-    controls = obj.pose.bones[lower.name].constraints.get(network.CONTROLS_CONSTRAINT)
+    controls = obj.pose.bones[lower.name].constraints.get(layout.CONTROLS_CONSTRAINT)
     if controls is not None and controls.type == "IK" and controls.enabled and controls.influence > 0.0:
         return (
             f"the chain's '{controls.name}' on '{lower.name}', an IK kept muted to name the controls, "
@@ -623,8 +622,8 @@ def _cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
     if parent is not None:
         parent_scale = bones[parent.name].matrix.to_scale()
         if max(parent_scale) > (1.0 + 1e-5) * min(parent_scale):
-            aim = bones.get(network.parts(upper.name, lower.name).aim)
-            track = aim.constraints.get(network.OWN_CONSTRAINTS["aim"][0]) if aim is not None else None
+            aim = bones.get(layout.parts(upper.name, lower.name).aim)
+            track = aim.constraints.get(layout.OWN_CONSTRAINTS["aim"][0]) if aim is not None else None
             if track is not None and track.owner_space != "CUSTOM":
                 return (
                     f"the uneven pose scale on '{parent.name}' above it is solved by networks built since "

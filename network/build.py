@@ -34,16 +34,14 @@ from ..solver import expressions
 from . import legacy as legacy_layout
 from . import rolls, spec
 from .edit import MechanismError, bone_collection, can_add_bones, edit_bones
-from .health import check_bones, first_users, foreign, network_owners, problem, renamed_part, sharing  # noqa: F401  (re-exported for the chain's checks)
-from .layout import (  # noqa: F401  (re-exported: the network's names, read through this module)
+from .health import check_bones, first_users, network_owners, sharing
+from .layout import (
     COLLECTION,
     CONSTRAINT,
     CONTROLS_CONSTRAINT,
     DESCRIPTIONS,
     END_CONSTRAINT,
     INHERIT,
-    OWN_CONSTRAINTS,
-    PREFIX,
     PROPERTIES,
     ROLLS,
     SETTINGS,
@@ -53,7 +51,6 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     TURN_MODE,
     Parts,
     bone_path,
-    bone_prefix,
     built_side,
     chain_lower,
     end_bone_name,
@@ -63,7 +60,6 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     lower_space,
     number,
     parts,
-    reads_own_turn,
     set_number,
     setting_path,
     side,

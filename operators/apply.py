@@ -5,7 +5,8 @@ import bpy
 
 from ..animation.visual import result_bases
 from ..chain.bones import ChainError
-from ..chain.chains import applied, library_chain, remove_chain
+from ..chain.chains import library_chain, remove_chain
+from ..chain.status import applied
 from ..network.edit import MechanismError
 from .common import ChainOperator
 

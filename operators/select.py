@@ -8,7 +8,8 @@ from bpy.props import BoolProperty
 
 from ..animation.snap import controlled
 from ..chain.bones import ChainError
-from ..chain.chains import find_chain, owning_armature, select_bone
+from ..chain.chains import find_chain, owning_armature
+from ..compat import select_bone
 from .common import ChainOperator
 
 
