@@ -7,11 +7,11 @@ import math
 
 from mathutils import Matrix, Vector
 
-from ..chain import pose, readout, settings
-from ..chain.bones import ChainError, chain_bones
+from ..chain import pose, settings, sources
+from ..chain.bones import ChainError, checked_bones
 from ..chain.chains import current_pole_side, fk_bases, pole_point, pose_matrices
 from ..chain.status import REST, applied
-from ..network import health, layout, rolls
+from ..network import layout, rolls
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import solve_two_bone_ik
 from . import visual
@@ -24,17 +24,17 @@ def controlled(chain, which: str):
     Raises
     ------
     ChainError
-        As :func:`readout.source_of` (a missing bone: the armature object itself is never taken in
+        As :func:`sources.source_of` (a missing bone: the armature object itself is never taken in
         its place).
     """
-    source, bone = readout.source_of(chain, which)
+    source, bone = sources.source_of(chain, which)
     return bone if bone is not None else source
 
 
 def check_sources(context, obj, chain) -> None:
     """Refuse to snap a chain whose target or pole cannot be moved onto its FK pose.
 
-    The readouts' checks (:func:`readout.check_sources`) refuse a target or pole that is the
+    The readouts' checks (:func:`sources.check_sources`) refuse a target or pole that is the
     chain's armature without a bone, a missing bone, or anything that moves with the chain's bones
     (a cycle); moving any of those would move the rig or the chain itself. A source with a zero,
     flat or invalid scale (or on an armature with one) is refused too: it cannot be placed.
@@ -46,7 +46,7 @@ def check_sources(context, obj, chain) -> None:
     """
     if not pose.invertible(obj.matrix_world):
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
-    readout.check_sources(chain)
+    sources.check_sources(chain)
     for which in ("target", "pole"):
         if getattr(chain, which) is None:
             continue
@@ -310,13 +310,10 @@ def snap_ik_to_fk(context, obj, chain) -> None:
         the armature shows its Rest Position, it has no target, or its target or pole cannot be
         moved onto the FK pose (:func:`check_sources`).
     """
-    upper_bone, lower_bone = chain_bones(obj, chain)
     # The rolls are measured on the network, and Rest Position shows neither the FK pose nor
     # the controls where they are placed: refused as the status says (docs/how-it-works.md, "What
     # the operators refuse").
-    problem = health.problem(obj, chain)
-    if problem:
-        raise ChainError(problem)
+    upper_bone, lower_bone = checked_bones(obj, chain)
     if obj.data.pose_position == "REST":
         raise ChainError(REST.format(obj.name))
     context.view_layer.update()  # the parent's pose matrix must be current

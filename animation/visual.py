@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from mathutils import Matrix, Vector
 
-from ..chain import pose, readout
-from ..chain.bones import ChainError, chain_bones, end_bone
-from ..network import health, layout
+from ..chain import pose, sources
+from ..chain.bones import ChainError, chain_bones, checked_bones, end_bone
+from ..network import layout
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 
@@ -79,10 +79,7 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         When the chain's bones or network are missing, or channels cannot give its result
         (:func:`check_channels`).
     """
-    upper_bone, lower_bone = chain_bones(obj, chain)
-    problem = health.problem(obj, chain)
-    if problem:
-        raise ChainError(problem)
+    upper_bone, lower_bone = checked_bones(obj, chain)
     check_channels(obj, chain)
     names = layout.parts(upper_bone.name, lower_bone.name)
     obj_eval = obj.evaluated_get(depsgraph)
@@ -107,7 +104,7 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         parent_matrix = lower_pose
     end = end_bone(chain, lower_bone) if chain.end_rotation == "TARGET" else None
     if end is not None:
-        source, bone = readout.source_of(chain, "target")
+        source, bone = sources.source_of(chain, "target")
         if source is None:
             raise ChainError("Set a target object")
         target = source.evaluated_get(depsgraph)

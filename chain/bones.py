@@ -6,7 +6,7 @@ from __future__ import annotations
 import bpy
 
 from ..compat import animation_fcurves
-from ..network import layout
+from ..network import health, layout
 
 
 class ChainError(Exception):
@@ -34,6 +34,17 @@ def chain_bones(obj, chain):
                 )
     if lower.parent is None or lower.parent.name != upper.name:
         raise ChainError(f"Bone '{lower.name}' is not a child of '{upper.name}'")
+    return upper, lower
+
+
+def checked_bones(obj, chain, driven: frozenset | None = None):
+    """The chain's (upper, lower) ``bpy.types.Bone`` when they and the chain's network are whole:
+    the precondition of every readout and tool; else ChainError with the status's words
+    (:func:`chain_bones`, :func:`network.health.problem`, to which ``driven`` is passed)."""
+    upper, lower = chain_bones(obj, chain)
+    problem = health.problem(obj, chain, driven)
+    if problem:
+        raise ChainError(problem)
     return upper, lower
 
 
