@@ -16,8 +16,8 @@ from mathutils import Euler, Matrix, Quaternion
 
 from .. import compat
 from ..chain import settings, sources
-from ..chain.bones import ChainError, checked_bones
-from ..chain.chains import chain_bone_slots, find_chain
+from ..chain.bones import ChainError, chain_bone_slots, checked_bones
+from ..chain.chains import find_chain
 from ..chain.status import applied
 from . import visual
 

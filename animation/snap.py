@@ -8,8 +8,9 @@ import math
 from mathutils import Matrix, Vector
 
 from ..chain import pose, settings, sources
-from ..chain.bones import ChainError, checked_bones
-from ..chain.chains import current_pole_side, fk_bases, pole_point, pose_matrices
+from ..chain.bones import ChainError, checked_bones, fk_bases
+from ..chain.controls import pole_point
+from ..chain.pose import current_pole_side, pose_matrices
 from ..chain.status import REST, applied
 from ..network import layout, rolls
 from ..network.layout import SOLVER_TOLERANCE

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import bpy
+from mathutils import Matrix
 
 from ..compat import animation_fcurves
 from ..network import health, layout
@@ -193,3 +194,24 @@ def unique_name(names, wanted: str) -> str:
         number += 1
         name = f"{wanted}.{number:03d}"
     return name
+
+
+def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
+    """(slot, bone name) of every bone the chain writes: "upper", "lower", and "end" when End
+    Rotation is Target. Raises ChainError when the chain's bones are missing."""
+    upper, lower = chain_bones(obj, chain)
+    slots = [("upper", upper.name), ("lower", lower.name)]
+    if chain.end_rotation == "TARGET":
+        end = end_bone(chain, lower)
+        if end is not None:
+            slots.append(("end", end.name))
+    return slots
+
+
+def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
+    """(slot, bone name, FK ``matrix_basis``) of each bone the chain moves (:func:`chain_bone_slots`):
+    the bones' own channels, which the chain never writes. Raises ChainError when the chain's bones
+    are missing."""
+    return [
+        (slot, name, obj.pose.bones[name].matrix_basis.copy()) for slot, name in chain_bone_slots(obj, chain)
+    ]

@@ -8,15 +8,15 @@ objects through the chain's pointers, each time.
 from __future__ import annotations
 
 import bpy
-from mathutils import Matrix, Vector
+from mathutils import Matrix
 
 from ..network import build, health, layout, rolls
 from ..network import remove as network_remove
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
 from . import muting, pose
-from .bones import chain_bones, end_bone, renamed, renamed_source, unique_name
-from .controls import POLE_DISTANCE
+from .bones import chain_bones, renamed, renamed_source, unique_name
+from .controls import pole_point
 
 
 def chain_parts(obj) -> set[str]:
@@ -132,70 +132,6 @@ def owning_armature(context):
     return None
 
 
-def pole_point(joint: Vector, side: Vector, length: float) -> Vector:
-    """Where a pole goes for a chain: ``POLE_DISTANCE`` of the chain's length from the joint, on
-    the bend side (armature space)."""
-    return joint + side * (POLE_DISTANCE * length)
-
-
-def current_pole_side(
-    obj, upper_name: str, lower_name: str, matrices: tuple[Matrix, Matrix] | None = None
-) -> tuple[Vector, Vector, Vector, Vector]:
-    """(root, joint, end, side) of the chain's current pose, armature space.
-
-    ``side`` is the unit direction from the root-end line to the joint; for a straight pose it is
-    the rest pole side carried by the upper bone's current rotation, so a pole placed along it keeps
-    the bones' roll. ``matrices`` are (upper, lower) pose matrices to use instead of the current
-    pose (see :func:`pose_matrices`).
-    """
-    upper_bone, lower_bone = obj.data.bones[upper_name], obj.data.bones[lower_name]
-    if matrices is None:
-        matrices = (obj.pose.bones[upper_name].matrix, obj.pose.bones[lower_name].matrix)
-    upper_matrix, lower_matrix = matrices
-    root, joint = upper_matrix.translation.copy(), lower_matrix.translation.copy()
-    end = joint + lower_matrix.col[1].xyz * lower_bone.length  # Blender's pose tail
-    forward = end - root
-    offset = joint - root
-    if forward.length > 0.0:
-        offset -= offset.dot(forward) / forward.length_squared * forward
-    rest = pose.chain_rest(upper_bone, lower_bone)
-    if offset.length > pose.PARALLEL * (rest.upper_length + rest.lower_length):
-        return root, joint, end, offset.normalized()
-    turn = upper_matrix.to_3x3().normalized() @ upper_bone.matrix_local.to_3x3().inverted()
-    return root, joint, end, (turn @ rest.pole_side).normalized()
-
-
-def pose_matrices(obj, upper_name: str, lower_name: str, upper_basis: Matrix, lower_basis: Matrix):
-    """Armature-space pose matrices (upper, lower) the chain would have with these ``matrix_basis``
-    values, the upper bone's parent staying where it is (every inherit flag honoured)."""
-    upper_bone, lower_bone = obj.data.bones[upper_name], obj.data.bones[lower_name]
-    parent = upper_bone.parent
-    parent_matrix = obj.pose.bones[parent.name].matrix if parent is not None else None
-    upper_matrix = pose.to_pose(upper_bone, upper_basis, parent_matrix)
-    return upper_matrix, pose.to_pose(lower_bone, lower_basis, upper_matrix)
-
-
-def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
-    """(slot, bone name) of every bone the chain writes: "upper", "lower", and "end" when End
-    Rotation is Target. Raises ChainError when the chain's bones are missing."""
-    upper, lower = chain_bones(obj, chain)
-    slots = [("upper", upper.name), ("lower", lower.name)]
-    if chain.end_rotation == "TARGET":
-        end = end_bone(chain, lower)
-        if end is not None:
-            slots.append(("end", end.name))
-    return slots
-
-
-def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
-    """(slot, bone name, FK ``matrix_basis``) of each bone the chain moves (:func:`chain_bone_slots`):
-    the bones' own channels, which the chain never writes. Raises ChainError when the chain's bones
-    are missing."""
-    return [
-        (slot, name, obj.pose.bones[name].matrix_basis.copy()) for slot, name in chain_bone_slots(obj, chain)
-    ]
-
-
 def constrained_bones(obj, chain) -> list[str]:
     """Names of the chain's bones that carry other enabled constraints (their pose may miss the solve)."""
     names = []
@@ -263,7 +199,7 @@ def _add_chain(context, obj, lower_name: str, parent_controls: bool, stack_posit
         raise MechanismError(reason)
     context.view_layer.update()  # the pose matrices must be current before they are read
     fk = (obj.pose.bones[upper_name].matrix.copy(), obj.pose.bones[lower_name].matrix.copy())
-    root, joint, end, side = current_pole_side(obj, upper_name, lower_name)
+    root, joint, end, side = pose.current_pole_side(obj, upper_name, lower_name)
     length = (joint - root).length + (end - joint).length
     children = obj.pose.bones[lower_name].children
     turned = obj.pose.bones[children[0].name if children else lower_name].matrix

@@ -9,7 +9,7 @@ import math
 
 from mathutils import Matrix, Vector
 
-from ..network import build, layout
+from ..network import layout, rest
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import MIN_REACH, solve_two_bone_ik
 from ..solver.expressions import FLOAT32_FAR
@@ -70,9 +70,9 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     target_point_ = to_armature @ target
     status = CLEAN
     if pole is None:
-        # The builder's rule for the hint bone (network.build.hint_offset), from the chain's rest:
+        # The builder's rule for the hint bone (network.rest.hint_offset), from the chain's rest:
         # an edited hint bone then shows as a miss, not as the bend it gives.
-        pole_hint = frame @ build.hint_offset(upper, lower)
+        pole_hint = frame @ rest.hint_offset(upper, lower)
         status = NO_POLE
     else:
         pole_hint = to_armature @ pole

@@ -4,7 +4,7 @@
 import bpy
 
 from ..animation.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
-from ..chain.chains import chain_bone_slots
+from ..chain.bones import chain_bone_slots
 from ..compat import animation_fcurves, autokey
 from ..network.layout import PROPERTIES, setting_path
 from .common import ChainOperator

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""One name per module, checked on the shipped source (no Blender needed).
+"""One name per module, and small modules, checked on the shipped source (no Blender needed).
 
 - No facade: a module imports only names it uses itself, so each name is read from the module
   that defines it (a package's ``__init__.py`` may offer the names of its ``__all__``, the
   package's public face). A ``noqa`` does not hide an import here.
 - No module goes by another's name: ``from ..network import build as network`` would make one
   module read as another (or as a whole package) to every reader of the importing file.
+- No shipped module is over :data:`MAX_LINES` lines: past that a module holds several jobs.
 """
 
 import ast
@@ -13,6 +14,8 @@ import pathlib
 
 import pytest
 from shipped import REPO, extension_files, parsed
+
+MAX_LINES = 450
 
 
 def _is_package_face(name: str) -> bool:
@@ -97,6 +100,16 @@ def test_no_module_passes_on_another_modules_names():
 def test_no_module_goes_by_another_modules_name():
     files = _shipped_names()
     assert [found for name, tree in parsed() for found in disguised(name, tree, files)] == []
+
+
+def long_modules(files) -> list[str]:
+    """Shipped modules longer than MAX_LINES, with their length."""
+    lengths = ((path, len(path.read_text(encoding="utf-8").splitlines())) for path in files)
+    return [f"{path.relative_to(REPO).as_posix()}: {lines}" for path, lines in lengths if lines > MAX_LINES]
+
+
+def test_no_shipped_module_is_over_the_size_limit():
+    assert long_modules(extension_files()) == []
 
 
 FILES = {"network/build.py", "network/layout.py", "network/__init__.py", "chain/reading.py"}
