@@ -25,7 +25,7 @@ def controlled(chain, which: str):
     Raises
     ------
     ChainError
-        As :func:`sources.source_of` (a missing bone: the armature object itself is never taken in
+        As :func:`chain.sources.source_of` (a missing bone: the armature object itself is never taken in
         its place).
     """
     source, bone = sources.source_of(chain, which)
@@ -35,7 +35,7 @@ def controlled(chain, which: str):
 def check_sources(context, obj, chain) -> None:
     """Refuse to snap a chain whose target or pole cannot be moved onto its FK pose.
 
-    The readouts' checks (:func:`sources.check_sources`) refuse a target or pole that is the
+    The readouts' checks (:func:`chain.sources.check_sources`) refuse a target or pole that is the
     chain's armature without a bone, a missing bone, or anything that moves with the chain's bones
     (a cycle); moving any of those would move the rig or the chain itself. A source with a zero,
     flat or invalid scale (or on an armature with one) is refused too: it cannot be placed.
