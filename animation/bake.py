@@ -15,11 +15,10 @@ import bpy
 from mathutils import Euler, Matrix, Quaternion
 
 from .. import compat
-from ..chain import readout, settings
-from ..chain.bones import ChainError
-from ..chain.chains import chain_bone_slots, find_chain
+from ..chain import settings, sources
+from ..chain.bones import ChainError, chain_bone_slots, checked_bones
+from ..chain.chains import find_chain
 from ..chain.status import applied
-from ..network import health
 from . import visual
 
 # Blender's frame range (MINAFRAME..MAXFRAME, -1048574..1048574): ``Scene.frame_set`` clamps to it,
@@ -251,12 +250,10 @@ def check_bake(context, obj, chain_names, frame_start: int, frame_end: int) -> l
             raise BakeError(f"Chain '{name}' has no target")
         try:
             bones += [bone for _, bone in chain_bone_slots(obj, chain)]
-            problem = health.problem(obj, chain)
-            if problem:
-                raise ChainError(problem)
+            checked_bones(obj, chain)
             # The readouts' checks of the target and pole (the armature itself without a bone, a
             # missing bone, a cycle): a chain failing them would key its unsolved pose.
-            readout.check_sources(chain)
+            sources.check_sources(chain)
             visual.check_channels(obj, chain)
         except ChainError as error:
             raise BakeError(f"Chain '{name}' cannot be baked: {error}") from None

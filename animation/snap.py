@@ -7,12 +7,12 @@ import math
 
 from mathutils import Matrix, Vector
 
-from ..chain import pose, readout, settings
-from ..chain.bones import ChainError, chain_bones
-from ..chain.chains import applied, current_pole_side, fk_bases, pole_point, pose_matrices
-from ..chain.status import REST
-from ..network import build as network
-from ..network import health, rolls
+from ..chain import pose, settings, sources
+from ..chain.bones import ChainError, checked_bones, fk_bases
+from ..chain.controls import pole_point
+from ..chain.pose import current_pole_side, pose_matrices
+from ..chain.status import REST, applied
+from ..network import layout, rolls
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import solve_two_bone_ik
 from . import visual
@@ -25,17 +25,17 @@ def controlled(chain, which: str):
     Raises
     ------
     ChainError
-        As :func:`readout.source_of` (a missing bone: the armature object itself is never taken in
+        As :func:`chain.sources.source_of` (a missing bone: the armature object itself is never taken in
         its place).
     """
-    source, bone = readout.source_of(chain, which)
+    source, bone = sources.source_of(chain, which)
     return bone if bone is not None else source
 
 
 def check_sources(context, obj, chain) -> None:
     """Refuse to snap a chain whose target or pole cannot be moved onto its FK pose.
 
-    The readouts' checks (:func:`readout.check_sources`) refuse a target or pole that is the
+    The readouts' checks (:func:`chain.sources.check_sources`) refuse a target or pole that is the
     chain's armature without a bone, a missing bone, or anything that moves with the chain's bones
     (a cycle); moving any of those would move the rig or the chain itself. A source with a zero,
     flat or invalid scale (or on an armature with one) is refused too: it cannot be placed.
@@ -47,7 +47,7 @@ def check_sources(context, obj, chain) -> None:
     """
     if not pose.invertible(obj.matrix_world):
         raise ChainError(f"Armature '{obj.name}' has zero or invalid scale: nothing to solve")
-    readout.check_sources(chain)
+    sources.check_sources(chain)
     for which in ("target", "pole"):
         if getattr(chain, which) is None:
             continue
@@ -271,7 +271,7 @@ def _undo_settings(chain, root: Vector, joint: Vector, end: Vector, pole: Vector
     wanted = axis.length
     if not wanted > 0.0:
         return end, pole
-    twist = chain.twist * network.built_side(chain.id_data, network.parts(chain.upper_bone, chain.lower_bone))
+    twist = chain.twist * layout.built_side(chain.id_data, layout.parts(chain.upper_bone, chain.lower_bone))
     if twist:  # stored times the chain's side (docs/contract.md, D9)
         pole = root + pose.turn(axis, -twist) @ (pole - root)
     if not chain.softness:
@@ -311,13 +311,10 @@ def snap_ik_to_fk(context, obj, chain) -> None:
         the armature shows its Rest Position, it has no target, or its target or pole cannot be
         moved onto the FK pose (:func:`check_sources`).
     """
-    upper_bone, lower_bone = chain_bones(obj, chain)
     # The rolls are measured on the network, and Rest Position shows neither the FK pose nor
     # the controls where they are placed: refused as the status says (docs/how-it-works.md, "What
     # the operators refuse").
-    problem = health.problem(obj, chain)
-    if problem:
-        raise ChainError(problem)
+    upper_bone, lower_bone = checked_bones(obj, chain)
     if obj.data.pose_position == "REST":
         raise ChainError(REST.format(obj.name))
     context.view_layer.update()  # the parent's pose matrix must be current
@@ -351,7 +348,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
             context.view_layer.update()
             raise
     # The solve now has the FK joints; the rolls give the bones their FK orientations too.
-    rolls.match(context, obj, network.parts(upper_bone.name, lower_bone.name), *matrices)
+    rolls.match(context, obj, layout.parts(upper_bone.name, lower_bone.name), *matrices)
 
 
 def snap_fk_to_ik(context, obj, chain) -> None:
@@ -371,12 +368,12 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     depsgraph = context.evaluated_depsgraph_get()
     if not applied(chain.state):
         raise ChainError(chain.status)
-    names = network.parts(chain.upper_bone, chain.lower_bone)
+    names = layout.parts(chain.upper_bone, chain.lower_bone)
     evaluated = obj.evaluated_get(depsgraph).pose.bones
     solved = evaluated[names.upper].matrix.copy(), evaluated[names.lower].matrix.copy()
     for name, basis in visual.result_bases(obj, chain, depsgraph, influence=1.0):
         set_basis(obj.pose.bones[name], basis)
-    if network.reads_own_turn(obj, names):
+    if layout.reads_own_turn(obj, names):
         # The lower bone's rotation is the solve's input too (its own turn, docs/contract.md D11):
         # the rolls keep the solve where it was.
         rolls.match(context, obj, names, *solved)

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from mathutils import Matrix, Vector
 
-from ..chain import pose, readout
-from ..chain.bones import ChainError, chain_bones, end_bone
-from ..network import build as network
-from ..network import health
+from ..chain import pose, sources
+from ..chain.bones import ChainError, chain_bones, checked_bones, end_bone
+from ..network import layout
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 
@@ -39,10 +38,10 @@ def check_channels(obj, chain, remedy: str = "or bake with Blender's Bake Action
     chain's Copy Transforms while the chain is on, and acts on the channels once it is off.
     Constraints after the chain's act on the result either way. ``remedy`` ends the message."""
     upper_bone, lower_bone = chain_bones(obj, chain)
-    bones = [(upper_bone.name, network.CONSTRAINT), (lower_bone.name, network.CONSTRAINT)]
+    bones = [(upper_bone.name, layout.CONSTRAINT), (lower_bone.name, layout.CONSTRAINT)]
     end = end_bone(chain, lower_bone) if chain.end_rotation == "TARGET" else None
     if end is not None:
-        bones.append((end.name, network.END_CONSTRAINT))
+        bones.append((end.name, layout.END_CONSTRAINT))
     for name, ours in bones:
         for constraint in obj.pose.bones[name].constraints:
             if constraint.name == ours:
@@ -80,12 +79,9 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         When the chain's bones or network are missing, or channels cannot give its result
         (:func:`check_channels`).
     """
-    upper_bone, lower_bone = chain_bones(obj, chain)
-    problem = health.problem(obj, chain)
-    if problem:
-        raise ChainError(problem)
+    upper_bone, lower_bone = checked_bones(obj, chain)
     check_channels(obj, chain)
-    names = network.parts(upper_bone.name, lower_bone.name)
+    names = layout.parts(upper_bone.name, lower_bone.name)
     obj_eval = obj.evaluated_get(depsgraph)
     bones = obj_eval.pose.bones
     results = []
@@ -94,12 +90,12 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
     for bone, solved_name in ((upper_bone, names.upper), (lower_bone, names.lower)):
         pose_bone = bones[bone.name]
         fk = pose_bone.matrix_basis.copy()
-        if influence is None and _only_ours(pose_bone, network.CONSTRAINT):
+        if influence is None and _only_ours(pose_bone, layout.CONSTRAINT):
             # The evaluated pose itself: Blender blends influence in world space, which differs
             # from a local blend under non-uniform scale; the rotation that gives it is exact.
             basis = pose.turned_basis(bone, fk, pose_bone.head, pose_bone.matrix.to_3x3(), parent_matrix)
         else:
-            weight = _influence(pose_bone, network.CONSTRAINT, influence)
+            weight = _influence(pose_bone, layout.CONSTRAINT, influence)
             solved = bones[solved_name].matrix
             full = pose.turned_basis(bone, fk, solved.translation, solved.to_3x3(), parent_matrix)
             basis = pose.blend(fk, full, weight)
@@ -108,7 +104,7 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         parent_matrix = lower_pose
     end = end_bone(chain, lower_bone) if chain.end_rotation == "TARGET" else None
     if end is not None:
-        source, bone = readout.source_of(chain, "target")
+        source, bone = sources.source_of(chain, "target")
         if source is None:
             raise ChainError("Set a target object")
         target = source.evaluated_get(depsgraph)
@@ -124,11 +120,11 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         orientation = pose.rotation_of(obj_eval.matrix_world.inverted().to_3x3() @ turned)
         head = lower_pose @ Vector((0.0, lower_bone.length, 0.0))  # the lower bone's tail
         fk_end = pose_bone.matrix_basis.copy()
-        if influence is None and _only_ours(pose_bone, network.END_CONSTRAINT):
+        if influence is None and _only_ours(pose_bone, layout.END_CONSTRAINT):
             solved = pose.turned_basis(end, fk_end, head, pose_bone.matrix.to_3x3(), lower_pose)
             results.append((end.name, solved))
         else:
             solved = pose.turned_basis(end, fk_end, head, orientation, lower_pose)
-            weight = _influence(pose_bone, network.END_CONSTRAINT, influence)
+            weight = _influence(pose_bone, layout.END_CONSTRAINT, influence)
             results.append((end.name, pose.blend(fk_end, solved, weight)))
     return results

@@ -154,16 +154,16 @@ class LayoutAlone(Drawer):
     def __init__(self, modules, obj) -> None:
         super().__init__(modules, obj)
         settings = obj.two_bone_ik
-        self.constant = package().chain.readout.summary(settings.chains[settings.active_chain_index])
+        self.constant = package().chain.shortfall.summary(settings.chains[settings.active_chain_index])
 
     def panel(self) -> None:
-        readout, panel = package().chain.readout, package().ui.panel
-        summary, row_icon = readout.summary, panel.row_icon
-        readout.summary, panel.row_icon = (lambda chain: self.constant), (lambda chain: "CHECKMARK")
+        shortfall, panel = package().chain.shortfall, package().ui.panel
+        summary, row_icon = shortfall.summary, panel.row_icon
+        shortfall.summary, panel.row_icon = (lambda chain: self.constant), (lambda chain: "CHECKMARK")
         try:
             super().panel()
         finally:
-            readout.summary, panel.row_icon = summary, row_icon
+            shortfall.summary, panel.row_icon = summary, row_icon
 
     def overlay(self) -> None:
         pass

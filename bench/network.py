@@ -102,6 +102,11 @@ def network():
     return importlib.import_module(f"{MODULE}.network.build")
 
 
+def layout():
+    """The names of the extension's network (``network/layout.py``), as enabled."""
+    return importlib.import_module(f"{MODULE}.network.layout")
+
+
 def edit(obj):
     """Context manager: ``obj`` in Edit Mode (made the active object of the window's scene)."""
     return _Edit(obj)
@@ -165,8 +170,7 @@ def add_native(obj, chains) -> None:
 
 
 def _network_parts(obj) -> list:
-    build = network()
-    return [build.parts(chain.upper_bone, chain.lower_bone) for chain in obj.two_bone_ik.chains]
+    return [layout().parts(chain.upper_bone, chain.lower_bone) for chain in obj.two_bone_ik.chains]
 
 
 def _remove_drivers(obj, keep: Callable[[str], bool]) -> None:
@@ -177,7 +181,7 @@ def _remove_drivers(obj, keep: Callable[[str], bool]) -> None:
 
 def strip_influence(obj) -> None:
     """Experiment: no ``influence * enabled`` drivers on the chain bones' Copy Transforms."""
-    name = network().CONSTRAINT
+    name = layout().CONSTRAINT
     _remove_drivers(obj, lambda path: f'constraints["{name}"]' not in path)
     for chain in obj.two_bone_ik.chains:
         for bone in (chain.upper_bone, chain.lower_bone):
@@ -251,7 +255,7 @@ def own_turn_one_mode(obj) -> None:
 def strip_controls(obj) -> None:
     """Experiment: no muted IK constraint naming the controls on the lower bones (what Select >
     Constraint Target reads): what that constraint costs."""
-    name = network().CONTROLS_CONSTRAINT
+    name = layout().CONTROLS_CONSTRAINT
     for chain in obj.two_bone_ik.chains:
         constraints = obj.pose.bones[chain.lower_bone].constraints
         if constraints.get(name) is not None:
@@ -268,13 +272,13 @@ def strip_drivers(obj) -> None:
     angles (the rig's other drivers stay)."""
     parts = _network_parts(obj)
     ours = tuple(f'pose.bones["{bpy.utils.escape_identifier(name)}"]' for names in parts for name in names)
-    constraint = f'constraints["{network().CONSTRAINT}"]'
+    constraint = f'constraints["{layout().CONSTRAINT}"]'
     _remove_drivers(obj, lambda path: not path.startswith(ours) and constraint not in path)
     for names in parts:
         obj.pose.bones[names.aim].constraints["Aim"].influence = 1.0
     for chain in obj.two_bone_ik.chains:
         for bone in (chain.upper_bone, chain.lower_bone):
-            obj.pose.bones[bone].constraints[network().CONSTRAINT].influence = 1.0
+            obj.pose.bones[bone].constraints[layout().CONSTRAINT].influence = 1.0
 
 
 def strip_to_output(obj) -> None:
@@ -293,10 +297,10 @@ def strip_influence_guard(obj) -> None:
     enabled`` with two variables (the lower bone's reads it), without the checks that leave the
     own pose where the network cannot solve (the target's validity, the distances, the root's
     scale: solver.expressions.influence)."""
-    name = network().CONSTRAINT
+    name = layout().CONSTRAINT
     for fcurve in obj.animation_data.drivers:
         if f'constraints["{name}"]' not in fcurve.data_path and not fcurve.data_path.endswith(
-            f'constraints["{network().END_CONSTRAINT}"].influence'
+            f'constraints["{layout().END_CONSTRAINT}"].influence'
         ):
             continue
         driver = fcurve.driver
@@ -311,7 +315,7 @@ def influence_computed_twice(obj) -> None:
     """Experiment: the lower bone's influence driver computes the influence and its checks again
     from the settings (as before it was read once), instead of reading the upper bone's driven influence
     (``spec.SAME_INFLUENCE``): what that merge saved."""
-    name = network().CONSTRAINT
+    name = layout().CONSTRAINT
     drivers = obj.animation_data.drivers
     for chain in obj.two_bone_ik.chains:
         upper, lower = (

@@ -20,9 +20,8 @@ Symmetrize. Update Mechanism runs it; until then the panel and the first chain's
 from __future__ import annotations
 
 from ..compat import animation_fcurves
-from ..network import build as network
+from ..network import build, layout, rolls
 from ..network import remove as network_remove
-from ..network import rolls
 from ..network.edit import MechanismError, can_add_bones, edit_bones
 from .bones import unique_name
 
@@ -32,15 +31,15 @@ ROOT = "-root"
 def _orphan_roots(obj) -> list[tuple[str, str, str]]:
     """(root bone, lower bone's old name, suffix) of each network root bone no chain owns: Join
     gives its copy a suffix (``MCH-IK-shin-root.001``), and its target bone the same one."""
-    owned = {network.parts(chain.upper_bone, chain.lower_bone).root for chain in obj.two_bone_ik.chains}
+    owned = {layout.parts(chain.upper_bone, chain.lower_bone).root for chain in obj.two_bone_ik.chains}
     found = []
     bones = obj.pose.bones if obj.pose is not None else {}
     for pose_bone in bones.values() if obj.pose is not None else ():
         name = pose_bone.name
-        if not name.startswith(network.PREFIX) or ROOT not in name or name in owned:
+        if not name.startswith(layout.PREFIX) or ROOT not in name or name in owned:
             continue
-        lower, suffix = name[len(network.PREFIX) :].rsplit(ROOT, 1)
-        if bones.get(network.parts("", lower).target + suffix) is not None:
+        lower, suffix = name[len(layout.PREFIX) :].rsplit(ROOT, 1)
+        if bones.get(layout.parts("", lower).target + suffix) is not None:
             found.append((name, lower, suffix))
     return found
 
@@ -57,35 +56,35 @@ def copies(obj) -> dict[str, list[str]]:
     solved = {}
     mine = set()
     for chain in obj.two_bone_ik.chains:
-        names = network.parts(chain.upper_bone, chain.lower_bone)
+        names = layout.parts(chain.upper_bone, chain.lower_bone)
         solved[names.upper] = solved[names.lower] = chain.name
         mine |= {chain.upper_bone, chain.lower_bone}
     found: dict[str, list[str]] = {}
     for pose_bone in obj.pose.bones if obj.pose is not None else ():
-        constraint = pose_bone.constraints.get(network.CONSTRAINT)
+        constraint = pose_bone.constraints.get(layout.CONSTRAINT)
         if constraint is None or pose_bone.name in mine or constraint.subtarget not in solved:
             continue
         found.setdefault(solved[constraint.subtarget], []).append(pose_bone.name)
     return found
 
 
-def _old_parts(lower: str, suffix: str, upper_solved: str) -> network.Parts:
+def _old_parts(lower: str, suffix: str, upper_solved: str) -> layout.Parts:
     """The joined network's bone names: the chain's names with Join's suffix."""
-    names = network.parts("", lower)._asdict()
+    names = layout.parts("", lower)._asdict()
     names = {field: f"{name}{suffix}" for field, name in names.items()}
     names["upper"] = upper_solved
-    return network.Parts(**names)
+    return layout.Parts(**names)
 
 
-def _chain_bones(obj, old: network.Parts) -> tuple[str, str] | None:
+def _chain_bones(obj, old: layout.Parts) -> tuple[str, str] | None:
     """(upper, lower) chain bones whose Copy Transforms copy the joined network's solved bones."""
     for pose_bone in obj.pose.bones:
-        copy = pose_bone.constraints.get(network.CONSTRAINT)
+        copy = pose_bone.constraints.get(layout.CONSTRAINT)
         parent = pose_bone.parent
         if copy is None or copy.subtarget != old.lower or parent is None:
             continue
-        parent_copy = parent.constraints.get(network.CONSTRAINT)
-        if parent_copy is not None and parent_copy.subtarget.startswith(network.PREFIX):
+        parent_copy = parent.constraints.get(layout.CONSTRAINT)
+        if parent_copy is not None and parent_copy.subtarget.startswith(layout.PREFIX):
             return parent.name, pose_bone.name
     return None
 
@@ -104,26 +103,26 @@ def _found(obj, root: str, lower_name: str, suffix: str) -> dict | None:
     if pair is None:
         return None
     upper, lower = pair
-    old = _old_parts(lower_name, suffix, bones[upper].constraints[network.CONSTRAINT].subtarget)
+    old = _old_parts(lower_name, suffix, bones[upper].constraints[layout.CONSTRAINT].subtarget)
     if any(bones.get(name) is None for name in (old.target, old.pole)):
         return None
     end = next(
         (
             child.name
             for child in obj.data.bones[lower].children
-            if network.END_CONSTRAINT in bones[child.name].constraints
+            if layout.END_CONSTRAINT in bones[child.name].constraints
         ),
         "",
     )
     stack = bones[lower].constraints
-    settings = {name: bones[root][name] for name, *_ in network.SETTINGS if name in bones[root]}
+    settings = {name: bones[root][name] for name, *_ in layout.SETTINGS if name in bones[root]}
     return {
         "upper": upper,
         "lower": lower,
-        "target": _source(bones[old.target].constraints[network.SOURCE_CONSTRAINTS["target"]]),
-        "pole": _source(bones[old.pole].constraints[network.SOURCE_CONSTRAINTS["pole"]]),
+        "target": _source(bones[old.target].constraints[layout.SOURCE_CONSTRAINTS["target"]]),
+        "pole": _source(bones[old.pole].constraints[layout.SOURCE_CONSTRAINTS["pole"]]),
         "end": end,
-        "stack": "FIRST" if stack.find(network.CONSTRAINT) == 0 and len(stack) > 1 else "LAST",
+        "stack": "FIRST" if stack.find(layout.CONSTRAINT) == 0 and len(stack) > 1 else "LAST",
         "settings": settings,
         "rolls": rolls.current(obj, old),
         "old": old,
@@ -139,11 +138,10 @@ def _clear_old(obj, found: list[dict]) -> None:
         info["stale"] = [
             name for field, name in zip(old._fields, old, strict=True) if field not in ("upper", "lower")
         ]
-        stale = tuple(network.bone_path(name) for name in info["stale"])
-        root = network.parts(info["upper"], info["lower"]).root
+        stale = tuple(layout.bone_path(name) for name in info["stale"])
+        root = layout.parts(info["upper"], info["lower"]).root
         moved = {
-            network.setting_path(old.root, name): network.setting_path(root, name)
-            for name in info["settings"]
+            layout.setting_path(old.root, name): layout.setting_path(root, name) for name in info["settings"]
         }
         for fcurves in animation_fcurves(obj):
             for fcurve in list(fcurves):
@@ -200,9 +198,9 @@ def adopt(obj) -> list[str]:
         raise MechanismError(reason)
     _clear_old(obj, found)
     names = [_new_chain(obj, info) for info in found]
-    network.build(obj, [chain for chain in obj.two_bone_ik.chains if chain.name in names])
+    build.build(obj, [chain for chain in obj.two_bone_ik.chains if chain.name in names])
     for info in found:
-        rolls.set_rolls(obj, network.parts(info["upper"], info["lower"]), *info["rolls"])
+        rolls.set_rolls(obj, layout.parts(info["upper"], info["lower"]), *info["rolls"])
     return names
 
 
@@ -210,13 +208,13 @@ def _copied_pair(obj, owner, bones: list[str]) -> tuple[str, str] | None:
     """(upper, lower) among ``bones`` (copies of chain ``owner``'s constraint, :func:`copies`): the
     one copying its solved lower bone and its parent copying its solved upper bone; None when the
     copies are not such a pair."""
-    names = network.parts(owner.upper_bone, owner.lower_bone)
+    names = layout.parts(owner.upper_bone, owner.lower_bone)
     pose_bones = obj.pose.bones
     for name in bones:
         lower = obj.data.bones[name]
-        if pose_bones[name].constraints[network.CONSTRAINT].subtarget != names.lower or lower.parent is None:
+        if pose_bones[name].constraints[layout.CONSTRAINT].subtarget != names.lower or lower.parent is None:
             continue
-        copy = pose_bones[lower.parent.name].constraints.get(network.CONSTRAINT)
+        copy = pose_bones[lower.parent.name].constraints.get(layout.CONSTRAINT)
         if lower.parent.name in bones and copy is not None and copy.subtarget == names.upper:
             return lower.parent.name, name
     return None
@@ -225,13 +223,13 @@ def _copied_pair(obj, owner, bones: list[str]) -> tuple[str, str] | None:
 def _copied_controls(obj, owner, lower: str) -> tuple | None:
     """((target, bone), (pole, bone)) the copied muted IK constraint on ``lower`` names, when they
     are not chain ``owner``'s own (Symmetrize flipped them onto the symmetrized controls), else None."""
-    constraint = obj.pose.bones[lower].constraints.get(network.CONTROLS_CONSTRAINT)
+    constraint = obj.pose.bones[lower].constraints.get(layout.CONTROLS_CONSTRAINT)
     if constraint is None or constraint.type != "IK" or constraint.target is None:
         return None
     target = (constraint.target, constraint.subtarget)
     pole = (constraint.pole_target, constraint.pole_subtarget)
-    if target == network.source(owner, "target") or (
-        owner.pole is not None and pole == network.source(owner, "pole")
+    if target == layout.source(owner, "target") or (
+        owner.pole is not None and pole == layout.source(owner, "pole")
     ):
         return None
     return target, pole
@@ -276,6 +274,6 @@ def adopt_copies(context, obj) -> tuple[list[str], list[str]]:
                 setattr(chain, f"{role}_head_tail", head_tail)
         chain.stack_position, chain.end_rotation = stack, end
         name = chain.name
-        network.build(obj, [chain])
+        build.build(obj, [chain])
         added.append(name)
     return added, left

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import bpy
+from mathutils import Matrix
 
 from ..compat import animation_fcurves
-from ..network import build as network
+from ..network import health, layout
 
 
 class ChainError(Exception):
@@ -37,11 +38,22 @@ def chain_bones(obj, chain):
     return upper, lower
 
 
+def checked_bones(obj, chain, driven: frozenset | None = None):
+    """The chain's (upper, lower) ``bpy.types.Bone`` when they and the chain's network are whole:
+    the precondition of every readout and tool; else ChainError with the status's words
+    (:func:`chain_bones`, :func:`network.health.problem`, to which ``driven`` is passed)."""
+    upper, lower = chain_bones(obj, chain)
+    problem = health.problem(obj, chain, driven)
+    if problem:
+        raise ChainError(problem)
+    return upper, lower
+
+
 def renamed(obj, chain) -> dict[str, str]:
     """{stored name: bone's name now} for the chain's upper and lower bones renamed since the build:
     gone under their stored name, they still carry the chain's Copy Transforms of their network
     bone (Blender re-points constraints at a renamed bone, never the chain's stored names)."""
-    names = network.parts(chain.upper_bone, chain.lower_bone)
+    names = layout.parts(chain.upper_bone, chain.lower_bone)
     bones = obj.data.bones
     wanted = {
         solved: stored
@@ -50,7 +62,7 @@ def renamed(obj, chain) -> dict[str, str]:
     }
     found = {}
     for pose_bone in obj.pose.bones if wanted and obj.pose is not None else ():
-        constraint = pose_bone.constraints.get(network.CONSTRAINT)
+        constraint = pose_bone.constraints.get(layout.CONSTRAINT)
         if (
             constraint is not None
             and constraint.type == "COPY_TRANSFORMS"
@@ -66,11 +78,11 @@ def renamed_source(obj, chain, which: str) -> str:
     the build ('' when it was not, or cannot be told): gone under its stored name, it is still the
     bone the network's copy of it aims at (Blender re-points constraints at a renamed bone, never
     the chain's stored name)."""
-    armature, stored = network.source(chain, which)
+    armature, stored = layout.source(chain, which)
     if not stored or armature.data.bones.get(stored) is not None:
         return ""
-    holder = obj.pose.bones.get(getattr(network.parts(chain.upper_bone, chain.lower_bone), which))
-    constraint = holder.constraints.get(network.SOURCE_CONSTRAINTS[which]) if holder is not None else None
+    holder = obj.pose.bones.get(getattr(layout.parts(chain.upper_bone, chain.lower_bone), which))
+    constraint = holder.constraints.get(layout.SOURCE_CONSTRAINTS[which]) if holder is not None else None
     if constraint is None or constraint.target != armature or not constraint.subtarget:
         return ""
     return constraint.subtarget if armature.data.bones.get(constraint.subtarget) is not None else ""
@@ -80,7 +92,7 @@ def missing_control(chain) -> None:
     """ChainError naming the chain's target or pole bone when it is named but its armature has no
     such bone (deleted; a renamed one is followed first: :func:`renamed_source`)."""
     for which in ("target", "pole"):
-        armature, bone = network.source(chain, which)
+        armature, bone = layout.source(chain, which)
         if bone and armature.data.bones.get(bone) is None:
             raise ChainError(
                 f"{which.capitalize()} bone '{bone}' not found in '{armature.name}': pick a {which}"
@@ -108,7 +120,7 @@ def blender_ik_constraints(obj, upper: str, lower: str, *, driven: bool = False)
     found = []
     for pose_bone in obj.pose.bones if obj.pose is not None else ():
         for constraint in pose_bone.constraints:
-            if constraint.type not in ("IK", "SPLINE_IK") or constraint.name == network.CONTROLS_CONSTRAINT:
+            if constraint.type not in ("IK", "SPLINE_IK") or constraint.name == layout.CONTROLS_CONSTRAINT:
                 continue
             active = constraint.enabled and constraint.influence > 0.0
             if not active and not (
@@ -182,3 +194,24 @@ def unique_name(names, wanted: str) -> str:
         number += 1
         name = f"{wanted}.{number:03d}"
     return name
+
+
+def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
+    """(slot, bone name) of every bone the chain writes: "upper", "lower", and "end" when End
+    Rotation is Target. Raises ChainError when the chain's bones are missing."""
+    upper, lower = chain_bones(obj, chain)
+    slots = [("upper", upper.name), ("lower", lower.name)]
+    if chain.end_rotation == "TARGET":
+        end = end_bone(chain, lower)
+        if end is not None:
+            slots.append(("end", end.name))
+    return slots
+
+
+def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
+    """(slot, bone name, FK ``matrix_basis``) of each bone the chain moves (:func:`chain_bone_slots`):
+    the bones' own channels, which the chain never writes. Raises ChainError when the chain's bones
+    are missing."""
+    return [
+        (slot, name, obj.pose.bones[name].matrix_basis.copy()) for slot, name in chain_bone_slots(obj, chain)
+    ]

@@ -8,27 +8,24 @@ objects through the chain's pointers, each time.
 from __future__ import annotations
 
 import bpy
-from mathutils import Matrix, Vector
+from mathutils import Matrix
 
-from ..compat import select_bone  # noqa: F401  (re-exported for the operators)
-from ..network import build as network
-from ..network import health, rolls
+from ..network import build, health, layout, rolls
 from ..network import remove as network_remove
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
 from . import muting, pose
-from .bones import chain_bones, end_bone, renamed, renamed_source, unique_name
-from .controls import POLE_DISTANCE
-from .status import applied  # noqa: F401  (re-exported for operators/apply.py)
+from .bones import chain_bones, renamed, renamed_source, unique_name
+from .controls import pole_point
 
 
 def chain_parts(obj) -> set[str]:
     """The bones of ``obj`` that are its chains' own parts, never a chain's bones: every network
     bone (``MCH-IK-`` names) and every chain's target and pole bone on this armature."""
-    parts = {bone.name for bone in obj.data.bones if bone.name.startswith(network.PREFIX)}
+    parts = {bone.name for bone in obj.data.bones if bone.name.startswith(layout.PREFIX)}
     for chain in obj.two_bone_ik.chains:
         for role in ("target", "pole"):
-            source, bone = network.source(chain, role)
+            source, bone = layout.source(chain, role)
             if source == obj and bone:
                 parts.add(bone)
     return parts
@@ -135,77 +132,13 @@ def owning_armature(context):
     return None
 
 
-def pole_point(joint: Vector, side: Vector, length: float) -> Vector:
-    """Where a pole goes for a chain: ``POLE_DISTANCE`` of the chain's length from the joint, on
-    the bend side (armature space)."""
-    return joint + side * (POLE_DISTANCE * length)
-
-
-def current_pole_side(
-    obj, upper_name: str, lower_name: str, matrices: tuple[Matrix, Matrix] | None = None
-) -> tuple[Vector, Vector, Vector, Vector]:
-    """(root, joint, end, side) of the chain's current pose, armature space.
-
-    ``side`` is the unit direction from the root-end line to the joint; for a straight pose it is
-    the rest pole side carried by the upper bone's current rotation, so a pole placed along it keeps
-    the bones' roll. ``matrices`` are (upper, lower) pose matrices to use instead of the current
-    pose (see :func:`pose_matrices`).
-    """
-    upper_bone, lower_bone = obj.data.bones[upper_name], obj.data.bones[lower_name]
-    if matrices is None:
-        matrices = (obj.pose.bones[upper_name].matrix, obj.pose.bones[lower_name].matrix)
-    upper_matrix, lower_matrix = matrices
-    root, joint = upper_matrix.translation.copy(), lower_matrix.translation.copy()
-    end = joint + lower_matrix.col[1].xyz * lower_bone.length  # Blender's pose tail
-    forward = end - root
-    offset = joint - root
-    if forward.length > 0.0:
-        offset -= offset.dot(forward) / forward.length_squared * forward
-    rest = pose.chain_rest(upper_bone, lower_bone)
-    if offset.length > pose.PARALLEL * (rest.upper_length + rest.lower_length):
-        return root, joint, end, offset.normalized()
-    turn = upper_matrix.to_3x3().normalized() @ upper_bone.matrix_local.to_3x3().inverted()
-    return root, joint, end, (turn @ rest.pole_side).normalized()
-
-
-def pose_matrices(obj, upper_name: str, lower_name: str, upper_basis: Matrix, lower_basis: Matrix):
-    """Armature-space pose matrices (upper, lower) the chain would have with these ``matrix_basis``
-    values, the upper bone's parent staying where it is (every inherit flag honoured)."""
-    upper_bone, lower_bone = obj.data.bones[upper_name], obj.data.bones[lower_name]
-    parent = upper_bone.parent
-    parent_matrix = obj.pose.bones[parent.name].matrix if parent is not None else None
-    upper_matrix = pose.to_pose(upper_bone, upper_basis, parent_matrix)
-    return upper_matrix, pose.to_pose(lower_bone, lower_basis, upper_matrix)
-
-
-def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
-    """(slot, bone name) of every bone the chain writes: "upper", "lower", and "end" when End
-    Rotation is Target. Raises ChainError when the chain's bones are missing."""
-    upper, lower = chain_bones(obj, chain)
-    slots = [("upper", upper.name), ("lower", lower.name)]
-    if chain.end_rotation == "TARGET":
-        end = end_bone(chain, lower)
-        if end is not None:
-            slots.append(("end", end.name))
-    return slots
-
-
-def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:
-    """(slot, bone name, FK ``matrix_basis``) of each bone the chain moves (:func:`chain_bone_slots`):
-    the bones' own channels, which the chain never writes. Raises ChainError when the chain's bones
-    are missing."""
-    return [
-        (slot, name, obj.pose.bones[name].matrix_basis.copy()) for slot, name in chain_bone_slots(obj, chain)
-    ]
-
-
 def constrained_bones(obj, chain) -> list[str]:
     """Names of the chain's bones that carry other enabled constraints (their pose may miss the solve)."""
     names = []
     for name in (chain.upper_bone, chain.lower_bone):
         pose_bone = obj.pose.bones.get(name)
         if pose_bone is not None and any(
-            c.enabled and c.influence > 0.0 and c.name != network.CONSTRAINT for c in pose_bone.constraints
+            c.enabled and c.influence > 0.0 and c.name != layout.CONSTRAINT for c in pose_bone.constraints
         ):
             names.append(name)
     return names
@@ -266,7 +199,7 @@ def _add_chain(context, obj, lower_name: str, parent_controls: bool, stack_posit
         raise MechanismError(reason)
     context.view_layer.update()  # the pose matrices must be current before they are read
     fk = (obj.pose.bones[upper_name].matrix.copy(), obj.pose.bones[lower_name].matrix.copy())
-    root, joint, end, side = current_pole_side(obj, upper_name, lower_name)
+    root, joint, end, side = pose.current_pole_side(obj, upper_name, lower_name)
     length = (joint - root).length + (end - joint).length
     children = obj.pose.bones[lower_name].children
     turned = obj.pose.bones[children[0].name if children else lower_name].matrix
@@ -286,7 +219,7 @@ def _add_chain(context, obj, lower_name: str, parent_controls: bool, stack_posit
     obj.two_bone_ik.active_chain_index = len(chains) - 1
     chain_bones(obj, chain)  # validates the pair
     try:
-        network.build(obj, [chain])
+        build.build(obj, [chain])
     except ValueError:
         # MechanismError (Blender refused Edit Mode...) or bones the network cannot be named for
         # (check_bones): the build changed nothing; take back what was made here.
@@ -299,7 +232,7 @@ def _add_chain(context, obj, lower_name: str, parent_controls: bool, stack_posit
                 bpy.data.objects.remove(empty, do_unlink=True)
         raise
     # The bones keep their orientations too, a knee bent off the rest bend plane included.
-    rolls.match(context, obj, network.parts(upper_name, lower_name), *fk)
+    rolls.match(context, obj, layout.parts(upper_name, lower_name), *fk)
     return obj.two_bone_ik.chains[-1]  # Edit Mode may have freed the reference
 
 
@@ -365,11 +298,11 @@ def _follow_chain_renames(obj, chain) -> list[str]:
     moves = renamed(obj, chain)
     if not moves:
         return []
-    old = network.parts(chain.upper_bone, chain.lower_bone)
+    old = layout.parts(chain.upper_bone, chain.lower_bone)
     chain.upper_bone = moves.get(chain.upper_bone, chain.upper_bone)
     chain.lower_bone = moves.get(chain.lower_bone, chain.lower_bone)
     bones = obj.data.bones
-    for old_name, new_name in zip(old, network.parts(chain.upper_bone, chain.lower_bone), strict=True):
+    for old_name, new_name in zip(old, layout.parts(chain.upper_bone, chain.lower_bone), strict=True):
         bone = bones.get(old_name)
         if old_name != new_name and bone is not None and bones.get(new_name) is None:
             bone.name = new_name
@@ -406,15 +339,15 @@ def _network_chain(obj, chain):
     upper, lower = chain.upper_bone, chain.lower_bone
     bones = obj.data.bones
     if upper and not lower:
-        solved = bones.get(f"{network.PREFIX}{upper}")
+        solved = bones.get(f"{layout.PREFIX}{upper}")
         for child in solved.children if solved is not None else ():
-            name = child.name.removeprefix(network.PREFIX)
-            if bones.get(network.parts(upper, name).root) is not None:
+            name = child.name.removeprefix(layout.PREFIX)
+            if bones.get(layout.parts(upper, name).root) is not None:
                 return _Named(chain, upper, name)
     elif lower and not upper:
-        solved = bones.get(f"{network.PREFIX}{lower}")
+        solved = bones.get(f"{layout.PREFIX}{lower}")
         if solved is not None and solved.parent is not None:
-            return _Named(chain, solved.parent.name.removeprefix(network.PREFIX), lower)
+            return _Named(chain, solved.parent.name.removeprefix(layout.PREFIX), lower)
     return chain
 
 
@@ -455,7 +388,7 @@ def remove_chains(obj, indices, *, delete_empties: bool = False, keep_ik_muted: 
     if delete_empties:
         removed = set(indices)
         users = {
-            network.source(chain, role)
+            layout.source(chain, role)
             for other in bpy.data.objects
             if other.type == "ARMATURE"
             for number, chain in enumerate(other.two_bone_ik.chains)
@@ -465,7 +398,7 @@ def remove_chains(obj, indices, *, delete_empties: bool = False, keep_ik_muted: 
         made = control_bones.made_by_add(obj)
         for index in indices:
             for role in ("target", "pole"):
-                source, bone = network.source(chains[index], role)
+                source, bone = layout.source(chains[index], role)
                 if source is None or (bone and source.data.bones.get(bone) is None):
                     continue  # nothing there to delete or keep
                 if (source, bone) in users:

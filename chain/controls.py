@@ -75,9 +75,8 @@ def add(context, obj, lower_name: str, target_pose: Matrix, pole_pose: Vector) -
         parent = bones.get(root) if root else None
         made = []
         target_rest = Matrix.Translation(lower.tail_local) @ end.matrix_local.to_3x3().to_4x4()
-        pole_point = rest_joint + rest.pole_side * (POLE_DISTANCE * length)
         # The pole along the armature's axes: its location channels move it along them.
-        pole_rest = Matrix.Translation(pole_point)
+        pole_rest = Matrix.Translation(pole_point(rest_joint, rest.pole_side, length))
         for name, matrix, share in (
             (TARGET_NAME, target_rest, TARGET_LENGTH),
             (POLE_NAME, pole_rest, POLE_LENGTH),
@@ -124,3 +123,9 @@ def remove(obj, names) -> None:
     collection = obj.data.collections_all.get(COLLECTION)
     if collection is not None and not len(collection.bones):
         obj.data.collections.remove(collection)
+
+
+def pole_point(joint: Vector, side: Vector, length: float) -> Vector:
+    """Where a pole goes for a chain: ``POLE_DISTANCE`` of the chain's length from the joint, on
+    the bend side (armature space)."""
+    return joint + side * (POLE_DISTANCE * length)

@@ -187,3 +187,40 @@ def blend(fk: Matrix, solved: Matrix, influence: float) -> Matrix:
         return fk.copy()
     rotation = fk.to_quaternion().slerp(solved.to_quaternion(), influence)
     return _with_rotation(fk, rotation)
+
+
+def current_pole_side(
+    obj, upper_name: str, lower_name: str, matrices: tuple[Matrix, Matrix] | None = None
+) -> tuple[Vector, Vector, Vector, Vector]:
+    """(root, joint, end, side) of the chain's current pose, armature space.
+
+    ``side`` is the unit direction from the root-end line to the joint; for a straight pose it is
+    the rest pole side carried by the upper bone's current rotation, so a pole placed along it keeps
+    the bones' roll. ``matrices`` are (upper, lower) pose matrices to use instead of the current
+    pose (see :func:`pose_matrices`).
+    """
+    upper_bone, lower_bone = obj.data.bones[upper_name], obj.data.bones[lower_name]
+    if matrices is None:
+        matrices = (obj.pose.bones[upper_name].matrix, obj.pose.bones[lower_name].matrix)
+    upper_matrix, lower_matrix = matrices
+    root, joint = upper_matrix.translation.copy(), lower_matrix.translation.copy()
+    end = joint + lower_matrix.col[1].xyz * lower_bone.length  # Blender's pose tail
+    forward = end - root
+    offset = joint - root
+    if forward.length > 0.0:
+        offset -= offset.dot(forward) / forward.length_squared * forward
+    rest = chain_rest(upper_bone, lower_bone)
+    if offset.length > PARALLEL * (rest.upper_length + rest.lower_length):
+        return root, joint, end, offset.normalized()
+    turn = upper_matrix.to_3x3().normalized() @ upper_bone.matrix_local.to_3x3().inverted()
+    return root, joint, end, (turn @ rest.pole_side).normalized()
+
+
+def pose_matrices(obj, upper_name: str, lower_name: str, upper_basis: Matrix, lower_basis: Matrix):
+    """Armature-space pose matrices (upper, lower) the chain would have with these ``matrix_basis``
+    values, the upper bone's parent staying where it is (every inherit flag honoured)."""
+    upper_bone, lower_bone = obj.data.bones[upper_name], obj.data.bones[lower_name]
+    parent = upper_bone.parent
+    parent_matrix = obj.pose.bones[parent.name].matrix if parent is not None else None
+    upper_matrix = to_pose(upper_bone, upper_basis, parent_matrix)
+    return upper_matrix, to_pose(lower_bone, lower_basis, upper_matrix)

@@ -15,8 +15,8 @@ from bpy.props import (
     StringProperty,
 )
 
-from ..network import build as network
-from . import readout, settings
+from ..network import build, layout
+from . import glance, reading, settings, shortfall
 from .bones import unique_name
 from .status import STATES
 
@@ -36,7 +36,7 @@ def _sync(self, context) -> None:
     """Keep the chain's network in step with the setting (targets, pole, End Rotation)."""
     obj = self.id_data
     if obj.library is None and obj.pose is not None:
-        network.sync(obj, self)
+        build.sync(obj, self)
         obj.update_tag()
 
 
@@ -237,23 +237,24 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         override=OVERRIDABLE,
     )
 
-    # Readouts, read-only, worked out when read (readout.py): nothing is written per update.
+    # Readouts, read-only, worked out when read (reading.py, shortfall.py, glance.py): nothing is
+    # written per update.
     state: EnumProperty(
         name="State",
         description="What the chain comes to now (read-only); Status says it in words",
         items=STATES,
-        get=lambda chain: readout.state_code(chain),
+        get=lambda chain: reading.state_code(chain),
     )
     reachable: BoolProperty(
         name="Reachable",
         description="The target is within the chain's reach (read-only)",
-        get=lambda chain: readout.read(chain).reachable,
+        get=lambda chain: reading.read(chain).reachable,
     )
     too_close: BoolProperty(
         name="Too Close",
         description="The target is unreachable because it is nearer the root than the folded chain "
         "(read-only)",
-        get=lambda chain: readout.read(chain).too_close,
+        get=lambda chain: reading.read(chain).too_close,
     )
     shortfall: FloatProperty(
         name="Shortfall",
@@ -261,13 +262,13 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         "cause (Shortfall Cause says which)",
         subtype="DISTANCE",
         unit="LENGTH",
-        get=lambda chain: readout.shortfall(chain),
+        get=lambda chain: shortfall.shortfall(chain),
     )
     shortfall_cause: EnumProperty(
         name="Shortfall Cause",
         description="What keeps the end off the target (read-only)",
-        items=readout.CAUSES,
-        get=lambda chain: readout.shortfall_cause(chain),
+        items=shortfall.CAUSES,
+        get=lambda chain: shortfall.shortfall_cause(chain),
     )
     joint: FloatVectorProperty(
         name="Joint",
@@ -275,7 +276,7 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         size=3,
         subtype="TRANSLATION",
         unit="LENGTH",
-        get=lambda chain: readout.joint(chain),
+        get=lambda chain: glance.joint(chain),
     )
     end: FloatVectorProperty(
         name="End",
@@ -283,12 +284,12 @@ class TwoBoneIKChain(bpy.types.PropertyGroup):
         size=3,
         subtype="TRANSLATION",
         unit="LENGTH",
-        get=lambda chain: readout.end(chain),
+        get=lambda chain: glance.end(chain),
     )
     status: StringProperty(
         name="Status",
         description="Empty when the chain is right, else what to fix (read-only)",
-        get=lambda chain: readout.read(chain).status.text,
+        get=lambda chain: reading.read(chain).status.text,
     )
     layout: IntProperty(
         name="Layout",
@@ -302,7 +303,7 @@ def _built_layout(chain) -> int:
     obj = chain.id_data
     if obj.pose is None:
         return 0
-    return network.built_layout(obj, network.parts(chain.upper_bone, chain.lower_bone))
+    return layout.built_layout(obj, layout.parts(chain.upper_bone, chain.lower_bone))
 
 
 class TwoBoneIKSettings(bpy.types.PropertyGroup):

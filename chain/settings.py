@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import math
 
-from ..network import build as network
-from ..network import health
+from ..network import health, layout
 from . import memo
 from .bones import ChainError
 
-DEFAULTS = {name: default for name, default, _, _ in network.SETTINGS}
+DEFAULTS = {name: default for name, default, _, _ in layout.SETTINGS}
 
 
 def _stored(chain):
@@ -39,9 +38,9 @@ def _named_holder(chain):
     if obj.pose is None:
         return None, {}
     lower = obj.pose.bones.get(chain.lower_bone) if chain.lower_bone else None
-    if lower is not None and network.PROPERTIES["influence"] in lower:
-        return lower, network.PROPERTIES
-    root = obj.pose.bones.get(network.parts(chain.upper_bone, chain.lower_bone).root)
+    if lower is not None and layout.PROPERTIES["influence"] in lower:
+        return lower, layout.PROPERTIES
+    root = obj.pose.bones.get(layout.parts(chain.upper_bone, chain.lower_bone).root)
     if root is not None and "influence" in root:
         return root, {name: name for name in DEFAULTS}
     return None, {}
@@ -74,9 +73,9 @@ def path(chain, name: str) -> tuple[object, str]:
 
 def _value(chain, bone, key: str | None, name: str) -> float:
     if bone is not None and key in bone:
-        return network.number(bone[key])
+        return layout.number(bone[key])
     stored = _stored(chain).get(name)
-    return network.number(stored) if stored is not None else DEFAULTS[name]
+    return layout.number(stored) if stored is not None else DEFAULTS[name]
 
 
 def value(chain, name: str) -> float:
@@ -110,9 +109,9 @@ def set_value(chain, name: str, number: float) -> None:
     if bone is not None and key in bone:
         # Enabled is a boolean custom property; the others floats.
         stored = number > 0.0 if isinstance(bone[key], bool) else number
-        now = network.number(bone[key])
+        now = layout.number(bone[key])
         if not (bone[key] == stored or (math.isnan(number) and math.isnan(now))):
-            network.set_number(bone, key, stored)
+            layout.set_number(bone, key, stored)
             chain.id_data.update_tag()
 
 

@@ -2,7 +2,7 @@
 """A chain's state (data: what the panel, overlay, operators and command line branch on) and the
 sentence the user reads with it.
 
-Worked out by the readouts (readout.py) when read. No code tests a status sentence: rewording or
+Worked out by the readouts (reading.py) when read. No code tests a status sentence: rewording or
 translating one changes no behaviour.
 """
 

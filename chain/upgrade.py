@@ -16,7 +16,7 @@ import re
 from mathutils import Matrix
 
 from .. import compat
-from ..network import build as network
+from ..network import build, layout
 from . import pose
 from .bones import ChainError, chain_bones, end_bone
 
@@ -103,7 +103,7 @@ def repoint_settings(obj) -> int:
             chain = _chain_of(obj, match.group(1)) if match else None
             if chain is None:
                 continue
-            fcurve.data_path = network.setting_path(chain.lower_bone, match.group(2))
+            fcurve.data_path = layout.setting_path(chain.lower_bone, match.group(2))
             count += 1
     return count
 
@@ -115,7 +115,7 @@ def needs_network(obj, chain) -> bool:
         chain_bones(obj, chain)
     except ChainError:
         return False
-    return obj.pose.bones.get(network.parts(chain.upper_bone, chain.lower_bone).root) is None
+    return obj.pose.bones.get(layout.parts(chain.upper_bone, chain.lower_bone).root) is None
 
 
 def upgrade(obj) -> list[str]:
@@ -134,6 +134,6 @@ def upgrade(obj) -> list[str]:
     for chain in old:
         chain.stack_position = "FIRST"  # where those versions put the chain's constraints
     if old:
-        network.build(obj, old)
+        build.build(obj, old)
         repoint_settings(obj)
     return names

@@ -25,38 +25,32 @@ Bones can only be added in Edit Mode: :func:`build` is run by the operators, nev
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import bpy
-from mathutils import Euler, Matrix, Vector
+from mathutils import Matrix
 
 from ..solver import expressions
 from . import legacy as legacy_layout
 from . import rolls, spec
+from .drivers import OUTPUT_PATH, make_driver
 from .edit import MechanismError, bone_collection, can_add_bones, edit_bones
-from .health import check_bones, first_users, foreign, network_owners, problem, renamed_part, sharing  # noqa: F401  (re-exported for the chain's checks)
-from .layout import (  # noqa: F401  (re-exported: the network's names, read through this module)
+from .health import check_bones, first_users, network_owners, sharing
+from .layout import (
     COLLECTION,
     CONSTRAINT,
     CONTROLS_CONSTRAINT,
     CURRENT_LAYOUT,
     DESCRIPTIONS,
     END_CONSTRAINT,
-    INHERIT,
     LAYOUT,
-    OWN_CONSTRAINTS,
-    PREFIX,
     PROPERTIES,
     ROLLS,
     SETTINGS,
     SIDE,
-    SOLVER_TOLERANCE,
     SOURCE_CONSTRAINTS,
     TURN_MODE,
     Parts,
     bone_path,
-    bone_prefix,
-    built_layout,
     built_side,
     chain_lower,
     end_bone_name,
@@ -66,150 +60,14 @@ from .layout import (  # noqa: F401  (re-exported: the network's names, read thr
     lower_space,
     number,
     parts,
-    reads_own_turn,
     set_number,
     setting_path,
     side,
     source,
 )
 from .remove import clear_constraints, clear_foreign, remove_constraint
+from .rest import EditBones, RestShape, edit_chain
 from .templates import Templates
-
-# A straight chain's bend normal is the upper bone's X axis below this relative cross product.
-PARALLEL = 1e-6
-# Rows/columns of the canonical hinge frame: bend normal -X, forward +Y, pole side +Z.
-HINGE = Matrix(((-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1.0)))
-
-
-class RestShape(NamedTuple):
-    """The chain at rest, armature space: what the network bakes in.
-
-    head:                     the root (upper bone's head).
-    upper_length, lower_length: |lower head - head| and the lower bone's length.
-    side:                     unit direction from the root-end line towards the joint.
-    upper_rest:               4x4 rest matrix of the solved upper bone, in the aim frame at rest
-                              (identity orientation at the root): its segment along +Y, the bend
-                              normal along -X.
-    lower_rest:               the solved lower bone's, at the chain's rest offset from the solved
-                              upper bone (as the lower bone is from the upper one), so that its
-                              local transform is the lower bone's own and blends in local space.
-    """
-
-    head: Vector
-    upper_length: float
-    lower_length: float
-    side: Vector
-    upper_rest: Matrix
-    lower_rest: Matrix
-
-
-def rest_shape(upper, lower) -> RestShape:
-    """The :class:`RestShape` of edit bones ``upper``/``lower``."""
-    head = upper.head.copy()
-    upper_segment, lower_segment = lower.head - head, lower.tail - lower.head
-    a, b = upper_segment.length, lower_segment.length
-    upper_matrix = upper.matrix.to_3x3().normalized()
-    lower_matrix = lower.matrix.to_3x3().normalized()
-    upper_direction = upper_segment.normalized() if a > 0.0 else upper_matrix.col[1]
-    lower_direction = lower_segment.normalized() if b > 0.0 else lower_matrix.col[1]
-    normal = upper_direction.cross(lower_direction)
-    if normal.length <= PARALLEL:
-        normal = upper_matrix.col[0]  # straight chain: Blender's usual hinge axis
-    normal = (normal - normal.dot(upper_direction) * upper_direction).normalized()
-    reach = lower.tail - head
-    forward = reach.normalized() if reach.length > PARALLEL * (a + b) else upper_direction
-
-    # Armature axes -> the aim frame at rest: the upper segment onto +Y, the bend normal onto -X.
-    to_aim = HINGE @ Matrix((normal, upper_direction, normal.cross(upper_direction)))
-    upper_rest = Matrix.Translation(head) @ (to_aim @ upper_matrix).to_4x4()
-    return RestShape(
-        head,
-        a,
-        b,
-        forward.cross(normal).normalized(),
-        upper_rest,
-        upper_rest @ upper.matrix.inverted() @ lower.matrix,
-    )
-
-
-class _RestBone(NamedTuple):
-    head: Vector
-    tail: Vector
-    matrix: Matrix
-
-
-def hint_offset(upper, lower) -> Vector:
-    """Where the hint bone's head is (the rest bend side, a chain length out) in the chain root's
-    rest frame, the upper bone's; ``upper``/``lower`` are the chain's data bones (``Bone``). The
-    readouts use it in place of the hint bone, so an edit of that bone shows."""
-    upper_rest = _RestBone(upper.head_local, upper.tail_local, upper.matrix_local)
-    shape = rest_shape(upper_rest, _RestBone(lower.head_local, lower.tail_local, lower.matrix_local))
-    hint = shape.head + shape.side * (shape.upper_length + shape.lower_length)
-    return upper.matrix_local.inverted() @ hint
-
-
-def _new_bone(bones, collection, name: str, matrix: Matrix, length: float, parent=None):
-    """Replace (or make) edit bone ``name`` with rest ``matrix`` and ``length``, non-deforming.
-    ``bones``: :class:`_EditBones`."""
-    bone = bones.replace(name)
-    bone.tail = (0.0, 1.0, 0.0)  # a bone needs a length before its matrix can be set
-    bone.matrix = matrix
-    bone.length = length
-    bone.parent = parent
-    bone.use_deform = False
-    bone.hide_select = True  # Select > Constraint Target from a chain bone skips it
-    collection.assign(bone)
-    return bone
-
-
-class _EditBones:
-    """An armature's edit bones by name: ``edit_bones.get`` walks the whole list (Blender keeps
-    no index of edit bones), so a build looks them up here."""
-
-    def __init__(self, edit_bones):
-        self._bones = edit_bones
-        self._by_name = {bone.name: bone for bone in edit_bones}
-
-    def __getitem__(self, name: str):
-        return self._by_name[name]
-
-    def replace(self, name: str):
-        """A new edit bone ``name``, in place of the one of that name if there is one."""
-        old = self._by_name.pop(name, None)
-        if old is not None:
-            self._bones.remove(old)
-        bone = self._bones.new(name)
-        self._by_name[bone.name] = bone
-        return bone
-
-
-def _edit_chain(bones: _EditBones, collection, chain, names: Parts) -> RestShape:
-    """Make one chain's network bones (Edit Mode) as :data:`.spec.NETWORK` lists them; returns the
-    chain's rest shape."""
-    upper, lower = bones[chain.upper_bone], bones[chain.lower_bone]
-    shape = rest_shape(upper, lower)
-    reach = shape.upper_length + shape.lower_length
-    rests = {
-        "upper": upper.matrix,
-        "root": Matrix.Translation(shape.head),
-        "hint": Matrix.Translation(shape.head + shape.side * reach),
-        "solved upper": shape.upper_rest,
-        "solved lower": shape.lower_rest,
-    }
-    lengths = {"upper": upper.length, "lower": lower.length, "probe": 0.25 * reach}
-    for spec_bone in spec.NETWORK:
-        parent = bones[getattr(names, spec_bone.parent)] if spec_bone.parent else upper.parent
-        name = getattr(names, spec_bone.field)
-        bone = _new_bone(bones, collection, name, rests[spec_bone.rest], lengths[spec_bone.length], parent)
-        if spec_bone.inherit == "upper":
-            for flag in INHERIT:
-                setattr(bone, flag, getattr(upper, flag))
-        elif spec_bone.inherit == "hinge":
-            # Its head is the root and its scale the parents', its orientation armature-aligned.
-            bone.use_connect = upper.use_connect
-            bone.use_inherit_rotation = False
-            bone.inherit_scale = upper.inherit_scale
-    return shape
 
 
 def _source(constraint, chain, which: str) -> None:
@@ -219,87 +77,6 @@ def _source(constraint, chain, which: str) -> None:
     if hasattr(constraint, "head_tail"):  # Copy Location has it; Copy Rotation (End Rotation) not
         armature = constraint.target is not None and constraint.target.type == "ARMATURE"
         constraint.head_tail = getattr(chain, f"{which}_head_tail") if armature else 0.0
-
-
-def _property(driver, name: str, obj, path: str) -> None:
-    variable = driver.variables.new()
-    variable.name, variable.type = name, "SINGLE_PROP"
-    target = variable.targets[0]
-    target.id_type, target.id, target.data_path = "OBJECT", obj, path
-
-
-# The variables of solver.expressions.own_turn for each rotation mode it reads: (name, channel, index).
-_OWN_TURN = {
-    "QUATERNION": (("qw", "rotation_quaternion", 0), ("qy", "rotation_quaternion", 2)),
-    "AXIS_ANGLE": tuple(
-        (name, "rotation_axis_angle", index) for index, name in enumerate(("aa", "ax", "ay", "az"))
-    ),
-}
-_EULER = tuple((name, "rotation_euler", index) for index, name in enumerate("xyz"))
-
-
-def _variables(driver, variables, obj, names: Parts, settings: dict[str, str]) -> None:
-    """Add ``variables`` (:class:`.spec.Variable`) to ``driver``: network bones by ``names``, the
-    chain's settings at the data paths ``settings`` (:func:`_setting_paths`), the lower chain bone's
-    rotation channels (``own``) by path."""
-    for wanted in variables:
-        if wanted.kind == "own":
-            lower = bone_path(chain_lower(names))
-            _property(driver, "m", obj, f"{lower}.rotation_mode")
-            for mode in expressions.own_turn_modes(obj.pose.bones[chain_lower(names)].rotation_mode):
-                for name, channel, index in _OWN_TURN.get(mode, _EULER):
-                    _property(driver, name, obj, f"{lower}.{channel}[{index}]")
-            continue
-        if wanted.kind in ("setting", "output", "property"):
-            path = (
-                settings[wanted.channel]
-                if wanted.kind == "setting"
-                else settings[OUTPUT_PATH]
-                if wanted.kind == "output"
-                else f"{bone_path(getattr(names, wanted.bones[0]))}.{wanted.channel}"
-            )
-            _property(driver, wanted.name, obj, path)
-            continue
-        variable = driver.variables.new()
-        variable.name = wanted.name
-        variable.type = "LOC_DIFF" if wanted.kind == "distance" else "TRANSFORMS"
-        for target, field in zip(variable.targets, wanted.bones, strict=False):
-            target.id, target.bone_target = obj, getattr(names, field)
-            target.transform_space = wanted.space
-            if wanted.kind == "transform":
-                target.transform_type = wanted.channel
-
-
-def _expression(
-    rule: str, shape: RestShape | None = None, start: Euler | None = None, turn: tuple[float, str] = (1.0, "")
-) -> str:
-    """The text of :mod:`solver.expressions` rule ``rule`` for a chain of rest ``shape``, whose
-    solved lower bone starts at ``start`` (the rules that need them); ``turn``: the chain's side
-    (:func:`.layout.side`) and its lower bone's rotation mode."""
-    if rule == "influence":
-        return expressions.influence()
-    if rule == "same_influence":
-        return expressions.same_influence()
-    assert shape is not None and start is not None
-    a, b = shape.upper_length, shape.lower_length
-    texts = {
-        "aim_influence": lambda: expressions.aim_influence(a + b, SOLVER_TOLERANCE),
-        "soft_distance": lambda: expressions.soft_distance(a, b),
-        "roll": lambda: expressions.roll(a + b, SOLVER_TOLERANCE, turn[0]),
-        "upper_angle": lambda: expressions.upper_angle(a, b, SOLVER_TOLERANCE),
-        "upper_roll": lambda: expressions.offset_angle(0.0, turn[0]),
-        "lower_roll": lambda: expressions.offset_angle(start.y, turn[0], expressions.own_turn(turn[1])),
-    }
-    return texts[rule]()
-
-
-def _driver(made: Templates, obj, bone: str, wanted, names: Parts, settings, shape=None, start=None) -> None:
-    """Make driver ``wanted`` (:class:`.spec.Driver`) on pose bone ``bone``."""
-    path = f"{bone_path(bone)}.{wanted.channel}"
-    lower = chain_lower(names)
-    turn = (side(lower), obj.pose.bones[lower].rotation_mode)
-    driver = made.driver(obj, path, wanted.array_index, _expression(wanted.rule, shape, start, turn))
-    _variables(driver, wanted.variables, obj, names, settings)
 
 
 def _settings(obj, chain, names: Parts, kept: tuple[float, float], before: float) -> None:
@@ -361,11 +138,7 @@ def _influence(made: Templates, obj, bone: str, constraint: str, chain, names: P
     path = f'constraints["{bpy.utils.escape_identifier(constraint)}"]'
     rule = spec.INFLUENCE if bone == chain.upper_bone else spec.SAME_INFLUENCE
     wanted = rule._replace(channel=f"{path}.{rule.channel}")
-    _driver(made, obj, bone, wanted, names, _setting_paths(obj, chain))
-
-
-# The key of _setting_paths for the data path of the upper bone's chain constraint's influence.
-OUTPUT_PATH = "output"
+    make_driver(made, obj, bone, wanted, names, _setting_paths(obj, chain))
 
 
 def _setting_paths(obj, chain) -> dict[str, str]:
@@ -413,9 +186,9 @@ def _pose(
                     pose_bone, constraint.kind, constraint.name, obj, target, constraint.space, space_bone
                 )
             if constraint.influence is not None:
-                _driver(made, obj, name, constraint.influence, names, settings, shape, start)
+                make_driver(made, obj, name, constraint.influence, names, settings, shape, start)
         for driver in spec_bone.drivers:
-            _driver(made, obj, name, driver, names, settings, shape, start)
+            make_driver(made, obj, name, driver, names, settings, shape, start)
     _rotation_modes(made, obj, names)
 
     # The upper bone copies in world space (its solved bone has another parent; for a uniformly
@@ -527,9 +300,9 @@ def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
             said = legacy_layout.move_settings(obj, chains[index], names[index])
             if moved is not None and said:
                 moved.append(f"'{chains[index].lower_bone}': keys of {', '.join(said)}")
-        collection, bones = bone_collection(obj.data, COLLECTION, visible=False), _EditBones(edit)
+        collection, bones = bone_collection(obj.data, COLLECTION, visible=False), EditBones(edit)
         shapes = [
-            _edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
+            edit_chain(bones, collection, chain, name) for chain, name in zip(chains, names, strict=True)
         ]
     clear_foreign(obj, names)
     clear_constraints(obj, names, chain_bones)

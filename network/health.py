@@ -111,7 +111,7 @@ def _kept_paths(names: Parts) -> tuple[str, ...]:
 def foreign(obj, chain) -> list[str]:
     """What was added to the chain's network bones by hand, in words ('... on bone'): constraints
     of others, and keys or drivers other than on the settings and rolls (:func:`_kept_paths`).
-    A rebuild (:func:`build`) removes them."""
+    A rebuild (:func:`.build.build`) removes them."""
     return foreign_all(obj, [chain])[0]
 
 

@@ -17,7 +17,8 @@ YXZ, the track's start in the other channels). Functions take the chain's networ
 
 Networks of the earlier layout kept the rolls in the solved bones' own channels (an axis-angle and a
 quaternion that also held the track's start, undoing the upper roll): :func:`legacy_current`
-reads them, and :func:`move_legacy_keys` turns their keys into keys on the properties.
+reads them, and the build turns their keys into keys on the properties
+(:func:`.legacy.key_rolls`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 """What a chain's network is, written once: each bone with its parent, rest, rotation mode,
 constraints and drivers (variables and the :mod:`solver.expressions` rule of each), and what the
 chain bones get. The builder (:mod:`.build`) makes the network from this table; the health checks,
-the foreign-part and rename checks and Remove read it; ``docs/how-it-works.md`` shows
-:func:`table`, and a test keeps the two equal. No bpy: the table is data.
+the foreign-part and rename checks and Remove read it; ``docs/how-it-works.md`` shows it as a
+table (``tests/static/network_table.py`` writes it), and a test keeps the two equal. No bpy: the
+table is data.
 
 Names are :class:`.layout.Parts` fields (``root``, ``target``, ...; ``upper`` and ``lower`` are the
 solved bones ``MCH-IK-<upper>`` and ``MCH-IK-<lower>``). A constraint's target is such a field, or

@@ -4,9 +4,8 @@
 import bpy
 
 from ..animation.visual import result_bases
-from ..chain.bones import ChainError
-from ..chain.chains import applied, library_chain, remove_chain
-from ..network.edit import MechanismError
+from ..chain.chains import remove_chain
+from ..chain.status import applied
 from .common import ChainOperator
 
 
@@ -18,15 +17,9 @@ on a constraint: the pose stays as it is"""
     bl_label = "Apply Two-Bone IK Chain"
     bl_options = {"REGISTER", "UNDO"}
 
-    def execute(self, context):
-        obj, chain = self.armature_and_chain(context)
-        if chain is None:
-            return {"CANCELLED"}
+    def execute_chain(self, context, obj, chain):
         name = chain.name
-        reason = library_chain(obj, chain)
-        if reason:
-            self.report({"ERROR"}, reason)
-            return {"CANCELLED"}
+        self.check_removable(obj, [chain])
         depsgraph = context.evaluated_depsgraph_get()
         if not applied(chain.state):
             # Not solved (or the armature in Rest Position): there is no result to keep, as the
@@ -34,20 +27,12 @@ on a constraint: the pose stays as it is"""
             # operators refuse").
             self.report({"ERROR"}, f"Chain '{name}': {chain.status}")
             return {"CANCELLED"}
-        try:
-            bases = result_bases(obj, chain, depsgraph)
-        except ChainError as error:
-            self.report({"ERROR"}, f"Chain '{name}': {error}")
-            return {"CANCELLED"}
+        bases = result_bases(obj, chain, depsgraph)
         for bone_name, basis in bases:
             obj.pose.bones[bone_name].matrix_basis = basis
         muted = [f"'{item.name}' on '{item.bone}'" for item in chain.muted_ik]
-        try:
-            # The applied pose must not move: Blender's IK muted for the chain stays muted.
-            remove_chain(obj, list(obj.two_bone_ik.chains).index(chain), keep_ik_muted=True)
-        except MechanismError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        # The applied pose must not move: Blender's IK muted for the chain stays muted.
+        remove_chain(obj, list(obj.two_bone_ik.chains).index(chain), keep_ik_muted=True)
         if muted:
             self.report(
                 {"WARNING"}, f"Blender's IK {', '.join(muted)} stays muted: it would pose the bones again"

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What the chain operators share: which armature and chain they act on, and their poll."""
+"""What the chain operators share: which armature and chain they act on, their poll, and how a
+chain that cannot be acted on is reported."""
 
 from bpy.props import StringProperty
 
-from ..chain.chains import find_chain, owning_armature
+from ..chain.bones import ChainError
+from ..chain.chains import find_chain, library_chain, owning_armature
+from ..network.edit import MechanismError
 
 
 def rig_editable(cls, context, obj) -> bool:
@@ -21,7 +24,12 @@ def rig_editable(cls, context, obj) -> bool:
 
 class ChainOperator:
     """Mixin for operators acting on one chain: the one named ``chain``, else the active chain of
-    the armature (the active object, or the armature whose chain uses the active target or pole)."""
+    the armature (the active object, or the armature whose chain uses the active target or pole).
+
+    Its ``execute`` finds the chain and runs the operator's ``execute_chain(context, obj, chain)``;
+    a ChainError (the chain's status) or a MechanismError (the armature's) raised there is
+    reported and the operator is CANCELLED, so each operator raises and never repeats the report.
+    """
 
     chain: StringProperty(
         name="Chain",
@@ -50,6 +58,31 @@ class ChainOperator:
             cls.poll_message_set(f"'{obj.name}' is in Edit Mode: leave it first")
             return False
         return True
+
+    def execute(self, context):
+        obj, chain = self.armature_and_chain(context)
+        if chain is None:
+            return {"CANCELLED"}
+        name = chain.name  # the chain may be gone when the error is raised
+        try:
+            return self.execute_chain(context, obj, chain)
+        except ChainError as error:
+            self.report({"ERROR"}, f"Chain '{name}': {error}")
+        except MechanismError as error:
+            self.report({"ERROR"}, str(error))
+        return {"CANCELLED"}
+
+    def execute_chain(self, context, obj, chain) -> set[str]:
+        """What the operator does to ``chain`` of ``obj``; raises ChainError or MechanismError."""
+        raise NotImplementedError
+
+    @staticmethod
+    def check_removable(obj, chains) -> None:
+        """MechanismError when one of ``chains`` comes from a library (chains.library_chain)."""
+        for chain in chains:
+            reason = library_chain(obj, chain)
+            if reason:
+                raise MechanismError(reason)
 
     def armature_and_chain(self, context):
         """(armature object, chain) this operator acts on; reports and returns (obj, None) when the

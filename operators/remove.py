@@ -4,8 +4,7 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..chain.chains import library_chain, remove_chains
-from ..network.edit import MechanismError
+from ..chain.chains import remove_chains
 from .common import ChainOperator
 
 
@@ -31,26 +30,13 @@ class POSE_OT_two_bone_ik_remove(ChainOperator, bpy.types.Operator):
         default=False,
     )
 
-    def execute(self, context):
-        obj, chain = self.armature_and_chain(context)
-        if chain is None:
-            return {"CANCELLED"}
+    def execute_chain(self, context, obj, chain):
         chains = list(obj.two_bone_ik.chains)
         doomed = chains if self.all_chains else [chain]
-        for each in doomed:
-            reason = library_chain(obj, each)
-            if reason:
-                self.report({"ERROR"}, reason)
-                return {"CANCELLED"}
+        self.check_removable(obj, doomed)
         names = [each.name for each in doomed]
         muted = [f"'{item.name}' on '{item.bone}'" for each in doomed for item in each.muted_ik]
-        try:
-            kept = remove_chains(
-                obj, [chains.index(each) for each in doomed], delete_empties=self.delete_empties
-            )
-        except MechanismError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        kept = remove_chains(obj, [chains.index(each) for each in doomed], delete_empties=self.delete_empties)
         if kept:
             self.report(
                 {"WARNING"}, f"Kept {', '.join(kept)}: used by another chain, or not a control Add makes"

@@ -7,8 +7,8 @@ import bpy
 from bpy.props import BoolProperty
 
 from ..animation.snap import controlled
-from ..chain.bones import ChainError
-from ..chain.chains import find_chain, owning_armature, select_bone
+from ..chain.chains import find_chain, owning_armature
+from ..compat import select_bone
 from .common import ChainOperator
 
 
@@ -42,10 +42,7 @@ class _SelectChainSource(ChainOperator):
             return False
         return True
 
-    def execute(self, context):
-        obj, chain = self.armature_and_chain(context)
-        if chain is None:
-            return {"CANCELLED"}
+    def execute_chain(self, context, obj, chain):
         source = getattr(chain, self.role)
         if source is None:
             self.report({"ERROR"}, f"Chain '{chain.name}' has no {self.role}")
@@ -54,11 +51,7 @@ class _SelectChainSource(ChainOperator):
         if view_layer.objects.get(source.name) != source or not source.visible_get(view_layer=view_layer):
             self.report({"ERROR"}, f"'{source.name}' is hidden or not in this view layer: show it first")
             return {"CANCELLED"}
-        try:
-            moved = controlled(chain, self.role)
-        except ChainError as error:  # a misspelt bone: never select the whole rig in its place
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        moved = controlled(chain, self.role)  # a misspelt bone raises: never the whole rig in its place
         if moved != source and source.library is not None and source.override_library is None:
             self.report(
                 {"ERROR"},

@@ -4,8 +4,7 @@
 import bpy
 
 from ..animation.snap import controlled, snap_fk_to_ik, snap_ik_to_fk
-from ..chain.bones import ChainError
-from ..chain.chains import chain_bone_slots
+from ..chain.bones import chain_bone_slots
 from ..compat import animation_fcurves, autokey
 from ..network.layout import PROPERTIES, setting_path
 from .common import ChainOperator
@@ -17,15 +16,8 @@ class _SnapOperator(ChainOperator):
     bl_options = {"REGISTER", "UNDO"}
     done = ""
 
-    def execute(self, context):
-        obj, chain = self.armature_and_chain(context)
-        if chain is None:
-            return {"CANCELLED"}
-        try:
-            self.snap(context, obj, chain)
-        except ChainError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def execute_chain(self, context, obj, chain):
+        self.snap(context, obj, chain)
         for struct, paths in self.moved(obj, chain):
             autokey(context, struct, paths)
         if context.scene.tool_settings.use_keyframe_insert_auto:

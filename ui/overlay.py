@@ -17,7 +17,7 @@ from bpy.props import BoolProperty
 from gpu_extras.batch import batch_for_shader
 from mathutils import Vector
 
-from ..chain.readout import glance
+from ..chain.glance import glance
 from ..compat import WIDE_LINE_SHADER
 
 # Line colours (linear RGBA) and widths in pixels.
@@ -45,7 +45,7 @@ def overlay_lines(context) -> list[OverlayLine]:
 
     Root to target when the end is on it; root to where the end stops, in the warning colour,
     when it is not. Joint to pole when there is a pole. Drawn from the evaluated bones and the
-    chain's sources alone (chain.readout.glance), never a status: a chain with nothing to
+    chain's sources alone (chain.glance.glance), never a status: a chain with nothing to
     show (disabled, Rest Position, no target, or one that cannot be read) draws nothing.
     """
     depsgraph = context.view_layer.depsgraph

@@ -5,7 +5,7 @@ import textwrap
 
 import bpy
 
-from ..chain import memo, readout
+from ..chain import memo, shortfall
 from ..chain import settings as chain_settings
 from ..chain.adopt import copies, orphans
 from ..chain.chains import constrained_bones, find_chain, owning_armature
@@ -71,7 +71,7 @@ def _draw_chain(layout, context, obj, chain) -> None:
         owner, path = chain_settings.path(chain, name)
         column.prop(owner, path, text=text, slider=slider)
 
-    summary = readout.summary(chain)
+    summary = shortfall.summary(chain)
     state = chain_state(context, chain, summary)
     box = layout.box()
     _wrapped_label(box, context, state.text, state.icon)

@@ -2,7 +2,7 @@
 """How a chain's state reads at a glance: an icon and a short text (read-only, no drawing).
 
 Branches on data only (the chain's state, shortfall cause and Enabled, from one
-``readout.summary`` a draw); the status sentence is shown, never parsed. The panel and the list
+``shortfall.summary`` a draw); the status sentence is shown, never parsed. The panel and the list
 draw from these; tests check every state.
 """
 
@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import bpy
 
-from ..chain import readout
+from ..chain import glance, shortfall
 
 
 class ChainState(NamedTuple):
@@ -51,13 +51,13 @@ def length_text(context, value: float) -> str:
     return bpy.utils.units.to_string(units.system, "LENGTH", value * units.scale_length, precision=3)
 
 
-def chain_state(context, chain, summary: readout.Summary | None = None) -> ChainState:
+def chain_state(context, chain, summary: shortfall.Summary | None = None) -> ChainState:
     """The reach indicator of ``chain``: disabled; failed (the status says why); Rest Position;
     else what keeps the end off the target (nothing, out of reach, too close, influence, softness,
     other constraints), with the distance. ``summary``: the chain's, when the caller has it."""
     if not chain.enabled:
         return ChainState("DISABLED", "HIDE_ON", "Disabled")
-    summary = summary or readout.summary(chain)
+    summary = summary or shortfall.summary(chain)
     status = summary.reading.status
     if status.state == "ERROR":
         return ChainState("FAILED", "ERROR", status.text)
@@ -68,25 +68,25 @@ def chain_state(context, chain, summary: readout.Summary | None = None) -> Chain
 
 
 def row_icon(chain) -> str:
-    """The chain list's icon, from where the chain is (readout.glance), never its status, which
+    """The chain list's icon, from where the chain is (glance.glance), never its status, which
     only the active chain's box works out: disabled; the armature in its Rest Position; a chain
     with nothing to read (no target, or one the status explains); its end on the target; off it."""
     if not chain.enabled:
         return "HIDE_ON"
     if chain.id_data.data.pose_position == "REST":
         return "ARMATURE_DATA"
-    seen = readout.glance(chain)
+    seen = glance.glance(chain)
     if seen is None:
         return "ERROR"
     return "CHECKMARK" if seen.on_target else "CANCEL"
 
 
-def status_line(chain, summary: readout.Summary | None = None) -> tuple[str, str] | None:
+def status_line(chain, summary: shortfall.Summary | None = None) -> tuple[str, str] | None:
     """(icon, sentence) for the chain's status under the indicator, or None when nothing applies:
     an info icon for a note (no pole) or the Rest Position, a warning icon for the rest. A
     failure's status is already the indicator's text. ``summary``: the chain's, when the caller
     has it."""
-    status = (summary or readout.summary(chain)).reading.status
+    status = (summary or shortfall.summary(chain)).reading.status
     if not chain.enabled or not status.text or status.state == "ERROR":
         return None
     return ("INFO" if status.state in ("NOTE", "REST") else "ERROR"), status.text

@@ -346,7 +346,7 @@ def bake_action(obj, clear_constraints: bool, bones=None) -> None:
     """Pose ▸ Animation ▸ Bake Action: visual keying, frames 1-5, every bone or only ``bones``
     (selected, Only Selected)."""
     set_mode(obj, "POSE")
-    select_bone = package().chain.chains.select_bone  # PoseBone.select on 5.0, Bone.select on 4.x
+    select_bone = package().compat.select_bone  # PoseBone.select on 5.0, Bone.select on 4.x
     for pose_bone in obj.pose.bones:
         select_bone(obj, pose_bone.name, bones is None or pose_bone.name in bones)
     with bpy.context.temp_override(active_object=obj, object=obj):
@@ -373,7 +373,7 @@ def test_bake_action_keys_the_mechanism_bones_and_the_chain_settings():
     obj = build_rig()
     bake_action(obj, clear_constraints=True)
     network = {bone.name for bone in obj.data.bones if bone.name.startswith("MCH-IK-")}
-    assert network == set(package().network.build.parts("thigh", "shin")) and network <= keyed_bones(obj)
+    assert network == set(package().network.layout.parts("thigh", "shin")) and network <= keyed_bones(obj)
     paths = {fc.data_path for fc in fcurves(obj)}
     assert 'pose.bones["shin"]["IK Enabled"]' in paths
     assert 'pose.bones["shin"]["IK Influence"]' in paths

@@ -22,7 +22,7 @@ def drawn(chain):
     """(kind, status line, row icon) as the panel draws them, within one draw."""
     status = package().ui.status
     with package().chain.memo.drawing():
-        summary = package().chain.readout.summary(chain)
+        summary = package().chain.shortfall.summary(chain)
         state = status.chain_state(bpy.context, chain, summary)
         line = status.status_line(chain, summary)
         return state.kind, line[1] if line else "", status.row_icon(chain)
@@ -173,12 +173,12 @@ def test_nothing_runs_per_update_until_the_panel_draws(scene):
 def test_the_overlay_reads_no_status(scene):
     """The overlay's lines come from the pose alone: no status is worked out per redraw."""
     base_rig()
-    readout = package().chain.readout
-    read = readout.read
+    reading = package().chain.reading
+    read = reading.read
     calls = []
-    readout.read = lambda chain: calls.append(chain) or read(chain)
+    reading.read = lambda chain: calls.append(chain) or read(chain)
     try:
         assert package().ui.overlay.overlay_lines(bpy.context)
     finally:
-        readout.read = read
+        reading.read = read
     assert calls == []

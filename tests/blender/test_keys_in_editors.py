@@ -69,7 +69,7 @@ def test_a_file_of_the_earlier_layout_plays_as_before_and_update_mechanism_moves
     obj, scene = bpy.data.objects["Rig"], bpy.context.scene
     tolerance = TOLERANCE * recorded["chain_length"]
     chain = obj.two_bone_ik.chains["shin"]
-    assert package().network.build.legacy(obj, chain)
+    assert package().network.layout.legacy(obj, chain)
     for frame, wanted in recorded["frames"].items():
         scene.frame_set(int(frame))
         assert _miss(obj, wanted) <= tolerance, frame
@@ -81,7 +81,7 @@ def test_a_file_of_the_earlier_layout_plays_as_before_and_update_mechanism_moves
     out = capfd.readouterr().out
     assert "Moved keys of a network of the earlier layout to the lower bone" in out, out
     chain = obj.two_bone_ik.chains["shin"]
-    assert not package().network.build.legacy(obj, chain)
+    assert not package().network.layout.legacy(obj, chain)
     walk, run = bpy.data.actions["Walk"], bpy.data.actions["Run"]
     assert _network_paths(walk) == set() and _network_paths(run) == set()
     names = ("Influence", "Twist", "Softness", "Enabled", "Upper Roll", "Lower Roll")

@@ -47,6 +47,11 @@ def network():
     return importlib.import_module(f"{MODULE}.network.build")
 
 
+def layout():
+    """The names of the extension's network (network/layout.py)."""
+    return importlib.import_module(f"{MODULE}.network.layout")
+
+
 def compat():
     """The extension's version differences (compat.py)."""
     return importlib.import_module(f"{MODULE}.compat")
@@ -102,7 +107,7 @@ def expected(obj, target, pole, depsgraph=None, **settings):
     """The solver's (joint, end) in armature space from the evaluated root, target and pole."""
     ev = evaluated(obj, depsgraph)
     to_armature = ev.matrix_world.inverted()
-    names = network().parts("thigh", "shin")
+    names = layout().parts("thigh", "shin")
     root = ev.pose.bones[names.root]
     scale = root.matrix.to_scale()[1]
     a, b = lengths(obj)
@@ -482,7 +487,7 @@ def test_enabled_is_a_boolean_whose_keys_step(scene, how, interpolation):
         bpy.context.scene.frame_set(frame)
         on = frame < 11
         assert chain.enabled == on, frame
-        influence = obj.pose.bones["shin"].constraints[network().CONSTRAINT].influence
+        influence = obj.pose.bones["shin"].constraints[layout().CONSTRAINT].influence
         assert influence == (1.0 if on else 0.0), frame
 
 

@@ -113,7 +113,7 @@ def chain_parts(upper: str, lower: str, end: str = "") -> tuple[list, list, list
     """The :func:`mechanism_parts` of the chain on ``upper``/``lower``: its native network's bones
     (network/build.py's table), the Copy Transforms on both chain bones (and End Rotation's Copy
     Rotation on ``end`` when given) and their influence drivers."""
-    names = package().network.build.parts(upper, lower)
+    names = package().network.layout.parts(upper, lower)
     constraints = [(upper, "Two-Bone IK"), (lower, "Two-Bone IK")]
     if end:
         constraints.append((end, "Two-Bone IK End Rotation"))
@@ -137,7 +137,7 @@ def assert_same_positions(obj, before: dict, tolerance: float = TOLERANCE) -> No
 def select_only(obj, names) -> None:
     """Pose Mode with exactly ``names`` selected (PoseBone.select on 5.0, Bone.select on 4.x)."""
     set_mode(obj, "POSE")
-    select_bone = package().chain.chains.select_bone
+    select_bone = package().compat.select_bone
     for bone in obj.pose.bones:
         select_bone(obj, bone.name, bone.name in names)
 
@@ -290,7 +290,7 @@ def test_add_in_multi_object_pose_mode_adds_on_each_armatures_own_selected_bones
         leg.select_set(True)
     bpy.context.view_layer.objects.active = legs[0]
     bpy.ops.object.mode_set(mode="POSE")
-    select_bone = package().chain.chains.select_bone
+    select_bone = package().compat.select_bone
     for leg in legs:
         for bone in leg.pose.bones:
             select_bone(leg, bone.name, leg.name in selected and bone.name == "shin")

@@ -457,10 +457,10 @@ def test_no_python_handler_of_ours_runs_on_updates_or_frame_changes(scene, monke
             continue
         ours = [f for f in found if getattr(f, "__module__", "").startswith(MODULE)]
         assert ours == [] or expected.get(name), name
-    readout = package().chain.readout
+    reading = package().chain.reading
     calls = []
-    original = readout.read
-    monkeypatch.setattr(readout, "read", lambda chain: (calls.append(chain.name), original(chain))[1])
+    original = reading.read
+    monkeypatch.setattr(reading, "read", lambda chain: (calls.append(chain.name), original(chain))[1])
     first, first_chain = base_rig()
     second = make_leg(name="Second", thigh=BASE_THIGH, shin=BASE_SHIN)
     second_chain = add_chain(second, make_empty("Target2", BASE_END), make_empty("Pole2", (1.2, 0.5, 0.5)))

@@ -150,8 +150,8 @@ from test_ui import STATES, build_state
 panel, menu = bpy.types.VIEW3D_PT_two_bone_ik, bpy.types.VIEW3D_MT_pose_two_bone_ik
 chain_list = bpy.types.POSE_UL_two_bone_ik_chains
 drawn, reads = {{}}, {{}}
-readout = package().chain.readout
-read = readout.read
+reading = package().chain.reading
+read = reading.read
 
 
 def counted(chain):
@@ -159,7 +159,7 @@ def counted(chain):
     return read(chain)
 
 
-readout.read = counted
+reading.read = counted
 for name in list(STATES) + ["no_chain"]:
     reads[name] = 0
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -186,7 +186,7 @@ for name in list(STATES) + ["no_chain"]:
                 )
     chains = settings.chains
     drawn[name] = package().ui.status.chain_state(bpy.context, chains[0]).kind if len(chains) else None
-readout.read = read
+reading.read = read
 print("RESULT " + json.dumps([drawn, reads]))
 """
 
@@ -215,7 +215,7 @@ def test_panel_list_and_menu_draw_every_state(scene):
     drawn, reads = json.loads(lines[-1][len("RESULT ") :])
     assert drawn == {name: kind for name, (_, _, kind, _, _) in STATES.items()} | {"no_chain": None}
     # The panel works the chain's status out once, for its box: not once per readout it shows (up
-    # to 8 times once), nor for its list rows, whose icons come from the pose (readout.glance).
+    # to 8 times once), nor for its list rows, whose icons come from the pose (glance.glance).
     assert {name: count for name, count in reads.items() if name.endswith(" panel") and count > 1} == {}
 
 

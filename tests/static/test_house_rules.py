@@ -181,7 +181,7 @@ def solved(): return 2
     [
         ("network/build.py", "from ..chain.status import REST\n", True),
         ("network/build.py", "from ..compat import animation_fcurves\n", False),
-        ("chain/readout.py", "from ..network import build\n", False),
+        ("chain/reading.py", "from ..network import build\n", False),
         ("chain/upgrade.py", "from .. import compat\n", False),
         ("animation/bake.py", "from ..operators import common\n", True),
         ("solver/scalar.py", "from .. import compat\n", True),
