@@ -250,10 +250,10 @@ def _controls(context, obj, lower_name, kind: tuple[str, bool], places, length: 
     world = obj.matrix_world
     collection = obj.users_collection[0] if obj.users_collection else context.scene.collection
     world_rotation = pose.rotation_of(world.to_3x3() @ turned.to_3x3()).to_quaternion()
-    target = bpy.data.objects.new(control_bones.TARGET_NAME.format(lower=lower_name), None)
+    target = bpy.data.objects.new(control_bones.control_name(control_bones.TARGET_NAME, lower_name), None)
     target.empty_display_type = "SPHERE"
     target.empty_display_size = max(0.05 * length, 1e-3)
-    pole_empty = bpy.data.objects.new(control_bones.POLE_NAME.format(lower=lower_name), None)
+    pole_empty = bpy.data.objects.new(control_bones.control_name(control_bones.POLE_NAME, lower_name), None)
     pole_empty.empty_display_type = "PLAIN_AXES"
     pole_empty.empty_display_size = max(0.1 * length, 1e-3)
     for empty, place in (

@@ -126,6 +126,43 @@ def test_paste_x_flipped_pose_mirrors_a_leg_with_twist(scene):
     assert ours.pose.bones["shin.R"]["IK Twist"] == pytest.approx(math.radians(20))
 
 
+@pytest.mark.parametrize(("left", "right"), [("Left_{}", "Right_{}"), ("L_{}", "R_{}"), ("{}_l", "{}_r")])
+def test_paste_x_flipped_pose_mirrors_legs_named_with_their_side_anywhere(scene, left, right):
+    """Legs named with the side at the front ("Left_shin") or the end ("shin_l"): Add names the
+    controls so that Blender's mirror tools pair them as the bones ("Left_shin IK Target" with
+    "Right_shin IK Target"), and the flipped paste of the left leg and its controls mirrors it
+    (1e-4 m). With the side at the front, "IK Target Left_shin" flipped to itself: the paste moved
+    the left control and left the right leg where it was (0.38 m off the mirror, status OK)."""
+    names = {".L": left, ".R": right}
+    renamed = []
+    for name, head, tail, parent, connected in mirrored_legs_bones():
+        base, _, suffix = name.rpartition(".")
+        new = names[f".{suffix}"].format(base) if base else name
+        parent_base, _, parent_suffix = (parent or "").rpartition(".")
+        new_parent = names[f".{parent_suffix}"].format(parent_base) if parent_base else parent
+        renamed.append((new, head, tail, new_parent, connected))
+    obj = make_armature("Named", renamed)
+    add_chain_with_operator(obj, left.format("shin"), controls="BONES", mirror=True)
+    chain = obj.two_bone_ik.chains[left.format("shin")]
+    assert {c.lower_bone for c in obj.two_bone_ik.chains} == {left.format("shin"), right.format("shin")}
+    for control in (chain.target_bone, chain.pole_bone):
+        assert bpy.utils.flip_name(control) in obj.pose.bones, control
+    chain.twist = math.radians(20)
+    move_bone(obj, chain.target_bone, (0.12, 0.1, 0.25))
+    move_bone(obj, chain.pole_bone, (0.3, 0.0, 0.1))
+    leg = [left.format(bone) for bone in ("thigh", "shin", "foot")]
+    select_only(obj, [*leg, chain.target_bone, chain.pole_bone])
+    assert run(bpy.ops.pose.copy, obj) == {"FINISHED"}
+    assert run(bpy.ops.pose.paste, obj, flipped=True) == {"FINISHED"}
+    worst = 0.0
+    for bone, end in LEG_POINTS:
+        read = world_head if end == "head" else world_tail
+        one, other = read(obj, left.format(bone)), read(obj, right.format(bone))
+        worst = max(worst, (other - Vector((-one.x, one.y, one.z))).length)
+    assert worst < MIRROR, f"{worst:.4g} m off the mirror"
+    assert all(c.state == "OK" for c in obj.two_bone_ik.chains)
+
+
 def x_axis(obj, bone: str) -> Vector:
     """The evaluated world X axis of pose bone ``bone``, unit length."""
     evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
