@@ -13,19 +13,20 @@ Blender's console and prints the result.
 from __future__ import annotations
 
 import difflib
-import math
 import importlib
+import math
 import os
 import re
 import sys
+from typing import Literal
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import window_support as ws  # noqa: E402
-from bpy_extras.view3d_utils import location_3d_to_region_2d  # noqa: E402
-from mathutils import Euler, Vector  # noqa: E402
+import window_support as ws
+from bpy_extras.view3d_utils import location_3d_to_region_2d
+from mathutils import Euler, Vector
 
 results = ws.Results()
 BUTTONS = ("Snap IK to FK", "Snap FK to IK", "Bake Two-Bone IK")
@@ -46,7 +47,7 @@ def clear_scene() -> None:
         bpy.data.actions.remove(action)
 
 
-def activate(obj, mode: str = "OBJECT") -> None:
+def activate(obj, mode: Literal["OBJECT", "POSE"] = "OBJECT") -> None:
     for other in bpy.context.view_layer.objects:
         other.select_set(False)
     obj.select_set(True)
@@ -58,7 +59,7 @@ def activate(obj, mode: str = "OBJECT") -> None:
 def leg(**options):
     import blender_rig
 
-    obj, chain = blender_rig.base_rig(**options)
+    obj, _chain = blender_rig.base_rig(**options)
     bpy.context.view_layer.update()
     activate(obj)
     return obj
@@ -67,7 +68,9 @@ def leg(**options):
 def plain_armature(name: str):
     import blender_rig
 
-    obj = blender_rig.make_armature(name, blender_rig.leg_bones(blender_rig.BASE_THIGH, blender_rig.BASE_SHIN[1]))
+    obj = blender_rig.make_armature(
+        name, blender_rig.leg_bones(blender_rig.BASE_THIGH, blender_rig.BASE_SHIN[1])
+    )
     activate(obj)
     return obj
 
@@ -197,7 +200,7 @@ def promised_texts(name: str) -> list[str]:
 
 
 def tokens(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower().replace("’", "'"))
+    return re.findall(r"[a-z0-9]+", text.lower().replace("\u2019", "'"))
 
 
 def found_whole(text: str, read: str) -> tuple[bool, float]:
@@ -225,13 +228,24 @@ def longest_run(line: str, text: str) -> int:
     return match.size
 
 
+def picture(path: str, sidebar, name: str) -> None:
+    """The sidebar down to its last line of text, as a small PNG: picture-<state>.png."""
+    x, y, w, h = ws.box_of(sidebar)
+    words = ws.ocr_words(path, (x, y, w, h), f"{name}-picture-words")
+    bottom = max((word_y for _, _, word_y in words), default=y + h - 20) + 18
+    image = ws.crop(path, (x, y, w, int(min(bottom, y + h)) - y), f"picture-{name}")
+    ws.shrink(image)
+
+
 def check_sidebar(label: str, name: str, shows: bool, narrow: bool) -> None:
-    area, region, sidebar, _ = ws.view3d()
+    _area, _region, sidebar, _ = ws.view3d()
     path = ws.shoot(label)
     read = ws.ocr(path, ws.box_of(sidebar), f"{label}-sidebar")
     if not shows:
         results.check(f"{label}: no Two-Bone IK tab", "bone ik" not in read.lower(), read)
         return
+    if label == f"{name}-scale1":  # the picture of this state for the docs (tests/window/pictures.py)
+        picture(path, sidebar, name)
     texts = promised_texts(name)
     if narrow:
         texts = [text for text in texts if text != NO_CHAIN_HINT]
@@ -270,13 +284,15 @@ def overlay_differs(on: str, off: str, point, colour: str) -> tuple[bool, str]:
     frame without the overlay)."""
     box = (point[0] - 3, point[1] - 3, 7, 7)
     drawn = [
-        colour_of(a) for a, b in zip(ws.pixels(on, box), ws.pixels(off, box), strict=True) if max(map(abs, (x - y for x, y in zip(a, b, strict=True)))) > 20
+        colour_of(a)
+        for a, b in zip(ws.pixels(on, box), ws.pixels(off, box), strict=True)
+        if max(map(abs, (x - y for x, y in zip(a, b, strict=True)))) > 20
     ]
     return colour in drawn, f"changed pixels' colours {drawn} at {point}"
 
 
 def check_overlay(label: str, kind: str | None) -> None:
-    area, region, *_ = ws.view3d()
+    _area, region, *_ = ws.view3d()
     wm = bpy.context.window_manager
     wm.two_bone_ik_show_overlay = False
     ws.redraw()
@@ -286,7 +302,7 @@ def check_overlay(label: str, kind: str | None) -> None:
     on = ws.shoot(f"{label}-overlay-on")
     if kind is None:
         # The viewport without the regions that overlap it (tools, header, sidebar with the toggle).
-        x, y, w, h = ws.box_of(region)
+        x, y, _w, h = ws.box_of(region)
         view = (x + 60, y + 60, ws.box_of(ws.view3d()[2])[0] - x - 80, h - 80)
         same = ws.pixels(on, view) == ws.pixels(off, view)
         results.check(f"{label}: the overlay draws nothing", same, "the viewport changed with the overlay on")
@@ -297,7 +313,11 @@ def check_overlay(label: str, kind: str | None) -> None:
     hip = evaluated.matrix_world @ evaluated.pose.bones[chain.upper_bone].head
     end = Vector(chain.end) if kind == "miss" else bpy.data.objects["Target"].matrix_world.translation
     colour = BLUE if kind == "reach" else ORANGE
-    for where, fraction in (("near the hip", 0.12), ("midway", 0.5), ("near the target" if kind == "reach" else "near the end", 0.88)):
+    for where, fraction in (
+        ("near the hip", 0.12),
+        ("midway", 0.5),
+        ("near the target" if kind == "reach" else "near the end", 0.88),
+    ):
         point = project(hip.lerp(end, fraction))
         ok, detail = overlay_differs(on, off, point, colour)
         results.check(f"{label}: {colour} line {where}", ok, detail)
@@ -321,7 +341,7 @@ def frame_view() -> None:
 
 
 def open_sidebar():
-    area, region, sidebar, _ = ws.view3d()
+    area, _region, _sidebar, _ = ws.view3d()
     area.spaces.active.show_region_ui = True
     ws.redraw()
     yield 1.0
@@ -329,11 +349,11 @@ def open_sidebar():
 
 def show_tab():
     """Make the sidebar show the extension's tab (it takes only a tab drawn in the last redraw)."""
-    area, region, sidebar, _ = ws.view3d()
+    sidebar = ws.view3d()[2]
     if sidebar.active_panel_category != ws.TAB:
         ws.redraw()
         yield 0.3
-        area, region, sidebar, _ = ws.view3d()
+        _area, _region, sidebar, _ = ws.view3d()
         sidebar.active_panel_category = ws.TAB
     ws.redraw()
     yield 0.3
@@ -343,18 +363,21 @@ def drag_sidebar_edge(pixels: int):
     """Drag the sidebar's left edge ``pixels`` to the right (negative: to the left), with the mouse.
     The edge's grip lies a few pixels inside the region (where, Blender's version decides): the
     drag starts a little further in until the width changes."""
-    area, region, sidebar, _ = ws.view3d()
+    sidebar = ws.view3d()[2]
     before = sidebar.width
     for inset in (2, 5, 8, 12, 16, 22, 30):
-        x, y, w, h = ws.box_of(sidebar)
+        x, y, _w, h = ws.box_of(sidebar)
         yield from ws.drag((x + inset, y + h // 2), (x + inset + pixels, y + h // 2))
         ws.redraw()
         yield 0.3
-        area, region, sidebar, _ = ws.view3d()
+        _area, _region, sidebar, _ = ws.view3d()
         if abs(sidebar.width - before) > abs(pixels) // 2:
             break
     ws.log(f"sidebar edge grip {inset} px inside the region")
-    results.check(f"the sidebar dragged to another width ({before} -> {sidebar.width} px)", abs(sidebar.width - before) > abs(pixels) // 2)
+    results.check(
+        f"the sidebar dragged to another width ({before} -> {sidebar.width} px)",
+        abs(sidebar.width - before) > abs(pixels) // 2,
+    )
 
 
 def states_at(scale: float, narrow: bool, names, overlay: bool):
@@ -384,12 +407,11 @@ def menu_and_redo_panel():
     obj = plain_armature("Leg")
     activate(obj, "POSE")
     bpy.ops.pose.select_all(action="DESELECT")
-    obj.data.bones.active = obj.data.bones["shin"]
-    obj.pose.bones["shin"].bone.select = True
+    ws.select_bone(obj.pose.bones["shin"])
     frame_view()
     ws.redraw()
     yield 0.5
-    area, region, sidebar, _ = ws.view3d()
+    area = ws.view3d()[0]
     header = next(r for r in area.regions if r.type == "HEADER")
     path = ws.shoot("menu-0-header")
     words = ws.ocr_words(path, ws.box_of(header), "menu-0-header-crop")
@@ -400,7 +422,7 @@ def menu_and_redo_panel():
         return
     yield from ws.click(pose)
     entry = None
-    for attempt in range(4):  # until the menu is drawn
+    for _attempt in range(4):  # until the menu is drawn
         yield 1.0
         path = ws.shoot("menu-1-pose")
         box = (max(0, pose[0] - 40), pose[1], 420, 1000 - pose[1])
@@ -413,7 +435,7 @@ def menu_and_redo_panel():
         return
     yield from ws.click(entry)  # a click opens a submenu at once (a hover waits for a timer)
     add = None
-    for attempt in range(4):  # until the submenu is drawn
+    for _attempt in range(4):  # until the submenu is drawn
         yield 1.0
         path = ws.shoot("menu-2-two-bone-ik")
         box = (entry[0], max(0, entry[1] - 400), 600, 800)
@@ -421,17 +443,21 @@ def menu_and_redo_panel():
         add = ws.find_word(words, "Chain")
         if add is not None:
             break
-    if not results.check("Two-Bone IK ▸ Add Two-Bone IK Chain is in the submenu", add is not None, str(words)):
+    if not results.check(
+        "Two-Bone IK ▸ Add Two-Bone IK Chain is in the submenu", add is not None, str(words)
+    ):
         ws.xdotool("key", "Escape", "Escape")
         return
     yield from ws.click(add)
     yield 1.5
-    results.check("the menu entry added a chain", len(obj.two_bone_ik.chains) == 1, str(len(obj.two_bone_ik.chains)))
+    results.check(
+        "the menu entry added a chain", len(obj.two_bone_ik.chains) == 1, str(len(obj.two_bone_ik.chains))
+    )
     ws.redraw()
     yield 0.5
     ws.redraw()  # the redo panel takes its size from the draw before
     yield 0.5
-    area, region, sidebar, hud = ws.view3d()
+    hud = ws.view3d()[3]
     if not results.check("Add's redo panel is shown", hud is not None and hud.width > 1):
         return
     path = ws.shoot("redo-panel")
@@ -442,11 +468,11 @@ def menu_and_redo_panel():
         if title:
             yield from ws.click(title)
             yield 1.0
-            area, region, sidebar, hud = ws.view3d()
+            hud = ws.view3d()[3]
             path = ws.shoot("redo-panel")
             read = ws.ocr(path, ws.box_of(hud), "redo-panel-crop")
     for text in ("Mirror", "Controls", "Constraint Position"):
-        ok, ratio = found_whole(text, read)
+        ok, _ratio = found_whole(text, read)
         results.check(f"redo panel: '{text}' whole on screen", ok, read)
     results.check("redo panel: nothing cut off with '...'", not cut_lines(read), read)
     words = ws.ocr_words(path, ws.box_of(hud), "redo-panel-words")
@@ -455,8 +481,11 @@ def menu_and_redo_panel():
         yield from ws.click(mirror)
         yield 2.0
         last = bpy.context.window_manager.operators[-1]
-        results.check("a click in the redo panel redid Add with Mirror on",
-                      last.bl_idname == "POSE_OT_two_bone_ik_add" and last.properties.mirror, last.bl_idname)
+        results.check(
+            "a click in the redo panel redid Add with Mirror on",
+            last.bl_idname == "POSE_OT_two_bone_ik_add" and last.properties.mirror,
+            last.bl_idname,
+        )
 
 
 def snap_and_bake():
@@ -470,8 +499,11 @@ def snap_and_bake():
     ws.redraw()
     yield 0.5
     yield from show_tab()
-    area, region, sidebar, _ = ws.view3d()
-    for label, word_index, idname in (("Snap IK to FK", 0, "snap_ik_to_fk"), ("Snap FK to IK", 1, "snap_fk_to_ik")):
+    _area, _region, sidebar, _ = ws.view3d()
+    for label, word_index, idname in (
+        ("Snap IK to FK", 0, "snap_ik_to_fk"),
+        ("Snap FK to IK", 1, "snap_fk_to_ik"),
+    ):
         path = ws.shoot(f"button-{idname}")
         words = ws.ocr_words(path, ws.box_of(sidebar), f"button-{idname}-words")
         snaps = [(x, y) for text, x, y in words if re.sub(r"\W", "", text).lower() == "snap"]
@@ -480,7 +512,9 @@ def snap_and_bake():
         snaps.sort()
         yield from ws.click(snaps[word_index])
         yield 1.5
-        last = bpy.context.window_manager.operators[-1].bl_idname if bpy.context.window_manager.operators else ""
+        last = (
+            bpy.context.window_manager.operators[-1].bl_idname if bpy.context.window_manager.operators else ""
+        )
         results.check(f"a click on '{label}' ran it", last == f"POSE_OT_two_bone_ik_{idname}", last)
     path = ws.shoot("button-bake")
     bake = ws.find_word(ws.ocr_words(path, ws.box_of(sidebar), "button-bake-words"), "Bake")
@@ -494,7 +528,11 @@ def snap_and_bake():
             break
     last = bpy.context.window_manager.operators[-1].bl_idname
     action = obj.animation_data.action if obj.animation_data else None
-    results.check("a click on 'Bake Two-Bone IK' baked the chain", last == "POSE_OT_two_bone_ik_bake" and action is not None, last)
+    results.check(
+        "a click on 'Bake Two-Bone IK' baked the chain",
+        last == "POSE_OT_two_bone_ik_bake" and action is not None,
+        last,
+    )
 
 
 def steps():
@@ -503,7 +541,7 @@ def steps():
     if not results.check("the extension installed from its zip is enabled", enabled):
         return
     yield from open_sidebar()
-    area, region, *_ = ws.view3d()
+    _area, region, *_ = ws.view3d()
     ws.xdotool("mousemove", *map(str, ws.to_screen(region, (region.width // 2, region.height // 2))))
     yield from states_at(1.0, False, list(STATES), overlay=True)
     yield from states_at(1.5, False, list(STATES), overlay=False)

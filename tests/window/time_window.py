@@ -24,7 +24,7 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import window_support as ws  # noqa: E402
+import window_support as ws
 
 RUNS, REDRAWS, STEP = 3, 20, 0.002
 FOOT = "foot_ik.L"
@@ -40,7 +40,7 @@ def timed(kind: str, function):
         start = time.perf_counter()
         try:
             return function(*arguments, **keywords)
-        except Exception as error:  # noqa: BLE001  # a broken measurement must not pass
+        except Exception as error:  # a broken measurement must not pass
             errors.append(f"{kind}: {error!r}")
             raise
         finally:
@@ -67,7 +67,9 @@ def wrap_interface() -> None:
     def list_draw_item(
         self, context, layout, data, item, icon, active_data, active_property, index=0, flt_flag=0
     ):
-        return draw_item(self, context, layout, data, item, icon, active_data, active_property, index, flt_flag)
+        return draw_item(
+            self, context, layout, data, item, icon, active_data, active_property, index, flt_flag
+        )
 
     chain_list.draw_item = list_draw_item
     overlay = importlib.import_module(f"{ws.MODULE}.ui.overlay")
@@ -137,25 +139,33 @@ def steps():
     if errors or not all(run[-1]["panel calls"] and run[-1]["overlay calls"] for run in runs):
         raise RuntimeError(f"the interface was not drawn and timed in every redraw: {errors[:3]}")
     medians = {
-        kind: [statistics.median(redraw[kind] for redraw in run) * 1000 for run in runs] for kind in ("panel", "overlay")
+        kind: [statistics.median(redraw[kind] for redraw in run) * 1000 for run in runs]
+        for kind in ("panel", "overlay")
     }
     total = [statistics.median((r["panel"] + r["overlay"]) for r in run) * 1000 for run in runs]
     lines = [
         f"Blender {bpy.app.version_string}: a Rigify human, {chains} chains, {FOOT} selected, sidebar on "
-        f"the Two-Bone IK tab, overlay on; {RUNS} runs of {REDRAWS} redraws, the foot moved {STEP * 1000:g} mm "
+        f"the Two-Bone IK tab, overlay on; {RUNS} runs of {REDRAWS} redraws, the foot moved "
+        f"{STEP * 1000:g} mm "
         "and the depsgraph updated before each",
         "per redraw, ms: median of each run (median of the runs)",
     ]
     for kind, values in (*medians.items(), ("panel + overlay", total)):
-        lines.append(f"  {kind:16s} {', '.join(f'{v:.2f}' for v in values)}  ({statistics.median(values):.2f})")
+        lines.append(
+            f"  {kind:16s} {', '.join(f'{v:.2f}' for v in values)}  ({statistics.median(values):.2f})"
+        )
     calls_line = {kind: runs[-1][-1][f"{kind} calls"] for kind in spent}
-    lines.append(f"  calls per redraw: panel draw + list rows {calls_line['panel']}, overlay {calls_line['overlay']}")
+    lines.append(
+        f"  calls per redraw: panel draw + list rows {calls_line['panel']}, overlay {calls_line['overlay']}"
+    )
     text = "\n".join(lines) + "\n"
     print(text)
     with open(os.path.join(ws.OUT, "timing.txt"), "w") as file:
         file.write(text)
     with open(os.path.join(ws.OUT, "timing.json"), "w") as file:
-        json.dump({"blender": bpy.app.version_string, "chains": chains, "ms": medians, "total_ms": total}, file)
+        json.dump(
+            {"blender": bpy.app.version_string, "chains": chains, "ms": medians, "total_ms": total}, file
+        )
 
 
 def finish(error) -> None:

@@ -42,7 +42,7 @@ def run_steps(steps, finish) -> None:
             finish(None)
             _quit()
             return None
-        except Exception:  # noqa: BLE001  # any failure of the driver itself is a failed run
+        except Exception:  # any failure of the driver itself is a failed run
             finish(traceback.format_exc())
             _quit()
             return None
@@ -80,7 +80,7 @@ def to_screen(region, point) -> tuple[int, int] | None:
     """A region-space 2D point (x right, y up) on screen."""
     if point is None:
         return None
-    return int(round(region.x + point[0])), int(round(window().height - region.y - point[1]))
+    return round(region.x + point[0]), round(window().height - region.y - point[1])
 
 
 def override(area, region):
@@ -94,6 +94,16 @@ def redraw() -> None:
         each.tag_redraw()
     with override(area, region):
         bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
+
+
+def select_bone(pose_bone) -> None:
+    """Select a pose bone and make it active: PoseBone.select from 5.2 (Bone.select is gone),
+    Bone.select before."""
+    pose_bone.id_data.data.bones.active = pose_bone.bone
+    if hasattr(pose_bone, "select"):
+        pose_bone.select = True
+    else:
+        pose_bone.bone.select = True
 
 
 # --- screenshots, text, input ----------------------------------------------------------------
@@ -117,10 +127,19 @@ def crop(path: str, box, name: str, scale: int = 1, for_ocr: bool = False) -> st
     return out
 
 
+def shrink(image: str) -> None:
+    """Fewer colours, the same look: a picture small enough to commit."""
+    subprocess.run(
+        ["convert", image, "-dither", "None", "-colors", "64", "-strip", f"PNG8:{image}"], check=True
+    )
+
+
 def ocr(path: str, box, name: str) -> str:
     """The text in ``box`` of screenshot ``path``, read off a 2x crop."""
     image = crop(path, box, name, scale=2, for_ocr=True)
-    result = subprocess.run(["tesseract", image, "-", "--psm", "6"], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        ["tesseract", image, "-", "--psm", "6"], capture_output=True, text=True, check=True
+    )
     with open(os.path.join(OUT, f"{name}.txt"), "w") as file:
         file.write(result.stdout)
     return result.stdout
@@ -135,7 +154,9 @@ def ocr_words(path: str, box, name: str) -> list[tuple[str, int, int]]:
         fields = line.split("\t")
         if len(fields) == 12 and fields[11].strip():
             left, top, width, height = (int(v) for v in fields[6:10])
-            words.append((fields[11].strip(), box[0] + (left + width / 2) / 2, box[1] + (top + height / 2) / 2))
+            words.append(
+                (fields[11].strip(), box[0] + (left + width / 2) / 2, box[1] + (top + height / 2) / 2)
+            )
     return words
 
 
@@ -201,7 +222,8 @@ def pixels(path: str, box) -> list[tuple[int, int, int]]:
     for line in result.stdout.splitlines()[1:]:
         match = re.search(r"\((\d+),(\d+),(\d+)", line)
         if match:
-            found.append(tuple(int(v) for v in match.groups()))
+            red, green, blue = (int(v) for v in match.groups())
+            found.append((red, green, blue))
     return found
 
 
