@@ -347,18 +347,6 @@ def open_sidebar():
     yield 1.0
 
 
-def show_tab():
-    """Make the sidebar show the extension's tab (it takes only a tab drawn in the last redraw)."""
-    sidebar = ws.view3d()[2]
-    if sidebar.active_panel_category != ws.TAB:
-        ws.redraw()
-        yield 0.3
-        _area, _region, sidebar, _ = ws.view3d()
-        sidebar.active_panel_category = ws.TAB
-    ws.redraw()
-    yield 0.3
-
-
 def drag_sidebar_edge(pixels: int):
     """Drag the sidebar's left edge ``pixels`` to the right (negative: to the left), with the mouse.
     The edge's grip lies a few pixels inside the region (where, Blender's version decides): the
@@ -393,7 +381,7 @@ def states_at(scale: float, narrow: bool, names, overlay: bool):
         ws.redraw()
         yield 0.3
         if shows:
-            yield from show_tab()
+            yield from ws.show_tab()
         label = f"{name}-scale{scale:g}" + ("-narrow" if narrow else "")
         check_sidebar(label, name, shows, narrow)
         if overlay:
@@ -498,7 +486,7 @@ def snap_and_bake():
     frame_view()
     ws.redraw()
     yield 0.5
-    yield from show_tab()
+    yield from ws.show_tab()
     _area, _region, sidebar, _ = ws.view3d()
     for label, word_index, idname in (
         ("Snap IK to FK", 0, "snap_ik_to_fk"),

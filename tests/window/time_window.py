@@ -77,32 +77,13 @@ def wrap_interface() -> None:
     bpy.types.SpaceView3D.draw_handler_add(timed("overlay", overlay._draw), (), "WINDOW", "POST_VIEW")
 
 
-def rigify_human():
-    """A rig Rigify generates from its Human metarig, in this window's scene (emptied first, as
-    tests/support's generate_rigify_human does in a file of its own); the rig is active."""
-    import addon_utils
-
-    addon_utils.enable("rigify", default_set=True, handle_error=None)
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    area, region, *_ = ws.view3d()
-    with ws.override(area, region):
-        bpy.ops.object.armature_human_metarig_add()
-        metarig = bpy.context.view_layer.objects.active
-        metarig.select_set(True)
-        assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
-    rig = metarig.data.rigify_target_rig
-    bpy.data.objects.remove(metarig)
-    bpy.context.view_layer.objects.active = rig
-    rig.select_set(True)
-    bpy.context.view_layer.update()
-    return rig
-
-
 def steps():
+    import blender_rig
+
     bpy.context.preferences.view.ui_scale = 1.0
-    rig = rigify_human()
-    area, region, sidebar, _ = ws.view3d()
+    area, region, *_ = ws.view3d()
+    with ws.override(area, region):  # operators from a timer need the window's context
+        rig = blender_rig.generate_rigify_human(in_this_file=True)
     with ws.override(area, region):
         assert bpy.ops.pose.two_bone_ik_rigify_limbs() == {"FINISHED"}
     chains = len(rig.two_bone_ik.chains)
@@ -117,10 +98,7 @@ def steps():
     rv3d.view_location, rv3d.view_distance = (0, 0, 1), 3.5
     ws.redraw()
     yield 1.0
-    area, region, sidebar, _ = ws.view3d()
-    sidebar.active_panel_category = ws.TAB
-    ws.redraw()
-    yield 1.0
+    yield from ws.show_tab()
     wrap_interface()
     ws.redraw()
     ws.shoot("timing-window")

@@ -106,6 +106,19 @@ def select_bone(pose_bone) -> None:
         pose_bone.bone.select = True
 
 
+def show_tab():
+    """Steps: make the sidebar show the extension's tab (it takes only a tab drawn in the last
+    redraw)."""
+    sidebar = view3d()[2]
+    if sidebar.active_panel_category != TAB:
+        redraw()
+        yield 0.3
+        sidebar = view3d()[2]
+        sidebar.active_panel_category = TAB
+    redraw()
+    yield 0.3
+
+
 # --- screenshots, text, input ----------------------------------------------------------------
 
 
