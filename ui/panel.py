@@ -102,7 +102,11 @@ def _draw_chain(layout, context, obj, chain) -> None:
 
     # Side by side where both names fit, else one above the other.
     snap_text = "Snap IK to FK"
-    row = layout.row(align=True) if _characters(context) >= 2 * (len(snap_text) + 4) else layout.column(align=True)
+    row = (
+        layout.row(align=True)
+        if _characters(context) >= 2 * len(snap_text) + 4
+        else layout.column(align=True)
+    )
     row.operator("pose.two_bone_ik_snap_ik_to_fk")
     row.operator("pose.two_bone_ik_snap_fk_to_ik")
     layout.operator("pose.two_bone_ik_bake", icon="REC")
