@@ -86,7 +86,9 @@ target and pole controls placed so the pose does not move"""
         layout.prop(self, "controls")
         if self.controls == "EMPTIES":
             layout.prop(self, "parent_controls")
-        layout.prop(self, "stack_position")
+        # Its name on a line of its own: beside the field, the redo panel cuts it off.
+        layout.label(text="Constraint Position")
+        layout.prop(self, "stack_position", text="")
         # Only where it does something (or did: once muted, the constraints are no longer found).
         if self.mute_blender_ik or any(
             blender_ik_constraints(obj, obj.data.bones[name].parent.name, name)

@@ -35,18 +35,18 @@ fi
 # The tests, tools, bench and demo are scripts and test folders, not packages: each folder is its own
 # import root (as pytest and the scripts run them), so each is checked on its own.
 # The Blender-facing ones get the relaxation pyproject.toml gives the extension's Blender layers.
-for path in tests/solver tests/static tests/support tests/blender tests/install tools bench demo docs; do
+for path in tests/solver tests/static tests/support tests/blender tests/install tests/window tools bench demo docs; do
   [ -d "$path" ] || continue
   echo "== mypy ($path)"
   extra=()
   search="$repo/$path:$repo"
   case "$path" in
-    tests/support | tests/blender | tests/install | bench | demo | docs)
+    tests/support | tests/blender | tests/install | tests/window | bench | demo | docs)
       extra=(--disable-error-code union-attr --disable-error-code attr-defined) ;;
   esac
   # The tests, bench, docs and command-line scripts import the in-Blender test helpers
   # (tests/support/blender_rig.py).
-  case "$path" in tests/blender | tools | bench | demo | docs) search="$search:$repo/tests/support" ;; esac
+  case "$path" in tests/blender | tests/window | tools | bench | demo | docs) search="$search:$repo/tests/support" ;; esac
   if ! MYPYPATH="$search" "$bin/mypy" "${mypy_args[@]}" "${extra[@]}" --explicit-package-bases \
     --follow-imports=silent "$path"; then
     failed+=("mypy $path")

@@ -13,8 +13,11 @@ from ..chain.rigify import is_rigify_rig
 from ..compat import UI_LIST_TYPE
 from .status import chain_state, row_icon, status_line
 
-# Roughly how many pixels a character of a label takes, to wrap long status sentences.
+# How many pixels a character of a label takes at UI scale 1 (Blender's interface font, mixed
+# text, rounded up), and what a box, an icon and the region's margins take beside a label: a long
+# sentence is wrapped to what the region really fits, at any UI scale (docs/panel.md).
 CHARACTER_WIDTH = 7
+LABEL_MARGIN = 50
 
 
 class POSE_UL_two_bone_ik_chains(bpy.types.UIList):
@@ -28,10 +31,27 @@ class POSE_UL_two_bone_ik_chains(bpy.types.UIList):
         row.label(text="", icon=row_icon(item))
 
 
+def characters_that_fit(region_width: int, ui_scale: float) -> int:
+    """How many characters of a label fit in a region ``region_width`` pixels wide (Blender's
+    region width, which grows with the UI scale) beside an icon in a box."""
+    return max(8, int((region_width - LABEL_MARGIN * ui_scale) / (CHARACTER_WIDTH * ui_scale)))
+
+
+def wrap_lines(text: str, characters: int) -> list[str]:
+    """``text`` in lines of at most ``characters`` (a word longer than that gets a line of its own,
+    broken), never broken at a hyphen ("root-target" stays one word)."""
+    return textwrap.wrap(text, width=characters, break_on_hyphens=False) or [""]
+
+
+def _characters(context) -> int:
+    width = context.region.width if context.region is not None else 300
+    # 0 in background mode, where nothing is drawn on screen.
+    return characters_that_fit(width, context.preferences.system.ui_scale or 1.0)
+
+
 def _wrapped_label(layout, context, text: str, icon: str) -> None:
     """A label broken into lines that fit the sidebar; the icon on the first line only."""
-    width = context.region.width if context.region is not None else 300
-    lines = textwrap.wrap(text, width=max(20, width // CHARACTER_WIDTH)) or [""]
+    lines = wrap_lines(text, _characters(context))
     column = layout.column(align=True)
     for number, line in enumerate(lines):
         column.label(text=line, icon=icon if number == 0 else "BLANK1")
@@ -79,7 +99,13 @@ def _draw_chain(layout, context, obj, chain) -> None:
     if line is not None:
         _wrapped_label(box, context, line[1], line[0])
 
-    row = layout.row(align=True)
+    # Side by side where both names fit, else one above the other.
+    snap_text = "Snap IK to FK"
+    row = (
+        layout.row(align=True)
+        if _characters(context) >= 2 * len(snap_text) + 4
+        else layout.column(align=True)
+    )
     row.operator("pose.two_bone_ik_snap_ik_to_fk")
     row.operator("pose.two_bone_ik_snap_fk_to_ik")
     layout.operator("pose.two_bone_ik_bake", icon="REC")
@@ -127,7 +153,7 @@ def _draw_panel(layout, context) -> None:
         )
     chain = find_chain(obj)
     if chain is None:
-        layout.label(text="Select a lower bone in Pose Mode and add a chain", icon="INFO")
+        _wrapped_label(layout, context, "Select a lower bone in Pose Mode and add a chain", "INFO")
         if is_rigify_rig(obj):  # docs/rigify.md, README "Rigify"
             layout.operator("pose.two_bone_ik_rigify_limbs", icon="CON_KINEMATIC")
     else:

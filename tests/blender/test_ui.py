@@ -219,6 +219,26 @@ def test_panel_list_and_menu_draw_every_state(scene):
     assert {name: count for name, count in reads.items() if name.endswith(" panel") and count > 1} == {}
 
 
+def test_status_wraps_to_the_characters_the_sidebar_fits(scene):
+    """A long sentence is wrapped by what the sidebar fits at the current UI scale: Blender's region
+    width grows with the scale (292 px at 1.0, 436 px at 1.5 for the same sidebar), the characters
+    that fit do not. Measured in a real window (tests/window): at 292 px and scale 1.0 a status
+    line of 36 characters showed whole and one of 41 was cut off with "..."; dragged to 202 px, the
+    reach line ("Out of reach by 2.5 m", 21 characters) must fit."""
+    panel = package().ui.panel
+    fit = panel.characters_that_fit
+    assert 30 <= fit(292, 1.0) <= 36
+    assert abs(fit(436, 1.5) - fit(292, 1.0)) <= 1  # the same sidebar at scale 1.5
+    assert fit(436, 1.0) > fit(436, 1.5)  # wider at the same scale: more
+    assert fit(202, 1.0) >= len("Out of reach by 2.5 m")
+    assert fit(40, 2.0) >= 8  # never zero, however narrow
+    sentence = "Pole is on the root-target line: the bend uses the fallback axis"
+    for width, scale in ((292, 1.0), (436, 1.5), (202, 1.0)):
+        lines = panel.wrap_lines(sentence, fit(width, scale))
+        assert all(len(line) <= fit(width, scale) for line in lines)
+        assert " ".join(lines) == sentence
+
+
 # --- Overlay ----------------------------------------------------------------------------------------
 
 
