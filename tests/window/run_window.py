@@ -152,7 +152,8 @@ def state_mesh():
     return obj
 
 
-# name -> (build, whether the panel shows, overlay: "reach", "miss" or None for no line)
+# name -> (build, whether the panel shows, overlay: "reach", "miss", "pose" (either, by where the
+# end is: a chain in ERROR draws where its end is) or None for no line)
 STATES = {
     "no_chain": (state_no_chain, True, None),
     "reachable": (state_reachable, True, "reach"),
@@ -163,7 +164,7 @@ STATES = {
     "disabled": (state_disabled, True, None),
     "error_no_target": (state_error_no_target, True, None),
     "error_target_bone": (state_error_target_bone, True, None),
-    "error_cycle": (state_error_cycle, True, None),
+    "error_cycle": (state_error_cycle, True, "pose"),
     "target_active": (state_target_active, True, "reach"),
     "another_armature": (state_another_armature, True, "reach"),
     "mesh": (state_mesh, False, "reach"),
@@ -308,6 +309,8 @@ def check_overlay(label: str, kind: str | None) -> None:
         results.check(f"{label}: the overlay draws nothing", same, "the viewport changed with the overlay on")
         return
     obj, chain = the_chain()
+    if kind == "pose":  # the overlay reads the pose alone: blue where the end is on the target
+        kind = "reach" if chain.shortfall < 1e-4 else "miss"
     depsgraph = bpy.context.evaluated_depsgraph_get()
     evaluated = obj.evaluated_get(depsgraph)
     hip = evaluated.matrix_world @ evaluated.pose.bones[chain.upper_bone].head
