@@ -87,11 +87,16 @@ def _draw() -> None:
     gpu.state.depth_test_set("NONE")
     shader.bind()
     shader.uniform_float("viewportSize", (region.width, region.height))
+    # One batch per colour and width (three at most), not one per line: each batch costs a GPU
+    # upload and a draw call.
+    groups: dict[tuple, list[Vector]] = {}
     for line in lines:
-        shader.uniform_float("lineWidth", line.width)
-        shader.uniform_float("color", line.color)
+        groups.setdefault((line.color, line.width), []).extend((line.start, line.end))
+    for (color, width), points in groups.items():
+        shader.uniform_float("lineWidth", width)
+        shader.uniform_float("color", color)
         # A Vector is a sequence of floats, but fake-bpy-module does not declare it a Sequence.
-        batch_for_shader(shader, "LINES", {"pos": [line.start, line.end]}).draw(shader)  # type: ignore[dict-item]
+        batch_for_shader(shader, "LINES", {"pos": points}).draw(shader)  # type: ignore[dict-item]
     gpu.state.blend_set("NONE")
 
 
