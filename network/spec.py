@@ -81,9 +81,10 @@ def _setting(name: str, setting: str) -> Variable:
     return Variable(name, "setting", channel=setting)
 
 
-# The start rotations of Bone.start (the builder's; the health check compares the channels with
-# them): "forward", the aim bone's quaternion, its Y axis along armature +X, where forward falls
-# back (D2). "bent" depends on the chain's rest (network.rolls.start).
+# The start rotations of Bone.start (the builder's, held by constant drivers: START; the health
+# check compares the undriven channels with them): "forward", the aim bone's quaternion, its Y axis
+# along armature +X, where forward falls back (D2). "bent" depends on the chain's rest
+# (network.rolls.start).
 FORWARD = (0.7071067811865476, 0.0, 0.0, -0.7071067811865476)
 
 # The root-target distance in the root's units.

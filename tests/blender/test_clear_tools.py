@@ -15,6 +15,8 @@ import pytest
 from blender_rig import (
     add_chain_at,
     assert_close,
+    leg_bones,
+    make_armature,
     make_leg_with_foot,
     move_control,
     package,
@@ -71,7 +73,9 @@ def _clear(obj, tool: str) -> bool:
             collection.is_visible = True
         for bone in obj.data.bones:
             package().compat.bone_selection_owner(obj, bone.name).select = True
-    hint = obj.pose.bones.get(package().network.layout.parts("thigh", "shin").hint)
+    chain = obj.two_bone_ik.chains[0] if len(obj.two_bone_ik.chains) else None
+    names = package().network.layout.parts(chain.upper_bone, chain.lower_bone) if chain else None
+    hint = obj.pose.bones.get(names.hint) if names is not None else None
     rest = {"location": (0.0, 0.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0), "scale": (1.0,) * 3}
     if hint is not None:
         for channel, value in rest.items():
@@ -80,7 +84,9 @@ def _clear(obj, tool: str) -> bool:
     with bpy.context.temp_override(active_object=obj, object=obj):
         assert getattr(bpy.ops.pose, operator)(**options) == {"FINISHED"}
     set_mode(obj, "OBJECT")
-    reached = hint is not None and any(tuple(getattr(hint, channel)) == value for channel, value in rest.items())
+    reached = hint is not None and any(
+        tuple(getattr(hint, channel)) == value for channel, value in rest.items()
+    )
     for channel, value in rest.items() if hint is not None else ():
         setattr(hint, channel, value)
     bpy.context.view_layer.update()
@@ -93,10 +99,10 @@ def _world(obj) -> list:
 
 
 def _assert_same(obj, wanted) -> None:
-    for bone, actual, expected in zip(BONES, _world(obj), wanted, strict=True):
+    for actual, expected in zip(_world(obj), wanted, strict=True):
         assert_close(actual.translation, expected.translation, TOLERANCE)
         for column in range(3):
-            assert_close(actual.col[column].xyz, expected.col[column].xyz, TOLERANCE), bone
+            assert_close(actual.col[column].xyz, expected.col[column].xyz, TOLERANCE)
 
 
 @pytest.mark.parametrize("tool", list(TOOLS))
@@ -167,3 +173,45 @@ def test_a_network_built_before_keeps_playing_and_update_mechanism_adds_the_star
     move_control(chain, "target", TARGETS["reachable"])
     _assert_same(obj, wanted)
     assert chain.state == "OK", chain.status
+
+
+def test_clear_user_transforms_on_mirrored_legs_added_on_a_bent_fk_pose(scene):
+    """Two legs with mirrored rolls, posed by FK bent off their hinges, get chains from Add with
+    Mirror (which sets the rolls to keep the pose); Clear User Transforms of every bone: both chains
+    read OK, and their legs are where the network rebuilt by Update Mechanism puts them. (Before,
+    both read ERROR naming the aim bone, and the bones were turned about their axes.)"""
+    sides = ((".L", 0.2), (".R", -0.2))
+    bones = [bone for side, x in sides for bone in leg_bones(foot_tail=(0, -0.15, 0), x=x, suffix=side)]
+    obj = make_armature("Legs", bones)
+    set_mode(obj, "EDIT")
+    for bone in obj.data.edit_bones:
+        bone.roll = 0.6 if bone.name.endswith(".L") else -0.6
+    set_mode(obj, "OBJECT")
+    for side, sign in ((".L", 1.0), (".R", -1.0)):
+        for name, euler in (
+            (f"thigh{side}", (0.9, -0.3 * sign, 1.1 * sign)),
+            (f"shin{side}", (0.3, 0.8 * sign, 0.25 * sign)),
+        ):
+            obj.pose.bones[name].rotation_mode = "XYZ"
+            obj.pose.bones[name].rotation_euler = euler
+    bpy.context.view_layer.update()
+    set_mode(obj, "POSE")
+    with bpy.context.temp_override(active_object=obj, object=obj, active_pose_bone=obj.pose.bones["shin.L"]):
+        assert bpy.ops.pose.two_bone_ik_add(mirror=True) == {"FINISHED"}
+    set_mode(obj, "OBJECT")
+    assert len(obj.two_bone_ik.chains) == 2
+    assert _clear(obj, "Clear User Transforms, all bones")
+    bpy.context.view_layer.update()
+    names = [f"{bone}{side}" for side, _ in sides for bone in ("thigh", "shin", "foot")]
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    cleared = [(obj.matrix_world @ evaluated.pose.bones[name].matrix).copy() for name in names]
+    for chain in obj.two_bone_ik.chains:
+        assert chain.state == "OK", (chain.name, chain.status)
+    update_mechanism(obj)
+    bpy.context.view_layer.update()
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    for name, before in zip(names, cleared, strict=True):
+        after = obj.matrix_world @ evaluated.pose.bones[name].matrix
+        assert_close(after.translation, before.translation, TOLERANCE)
+        for column in range(3):
+            assert_close(after.col[column].xyz, before.col[column].xyz, TOLERANCE)
