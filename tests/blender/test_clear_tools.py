@@ -13,11 +13,10 @@ from __future__ import annotations
 import bpy
 import pytest
 from blender_rig import (
-    add_chain_at,
     assert_close,
     leg_bones,
+    leg_with_ik_twin,
     make_armature,
-    make_leg_with_foot,
     move_control,
     package,
     set_mode,
@@ -44,21 +43,6 @@ TOOLS = {
     "Clear Rotation": ("rot_clear", {}, True),
     "Clear Scale": ("scale_clear", {}, True),
 }
-
-
-def _leg(name: str = "Leg"):
-    """The leg with a foot and a chain on control bones, Twist 0.3 rad and rolls 0.4 and -0.3 rad
-    (as Snap IK to FK sets them for an FK pose bent off the hinge); and beside it the same leg posed
-    by Blender's IK constraint on the same controls."""
-    obj = make_leg_with_foot(name)
-    chain = add_chain_at(obj, controls="BONES")
-    shin = obj.pose.bones["shin"]
-    shin["IK Twist"], shin["IK Upper Roll"], shin["IK Lower Roll"] = 0.3, 0.4, -0.3
-    native = make_leg_with_foot(f"{name} Blender IK")
-    ik = native.pose.bones["shin"].constraints.new("IK")
-    ik.target, ik.subtarget, ik.chain_count = obj, chain.target_bone, 2
-    bpy.context.view_layer.update()
-    return obj, native, obj.two_bone_ik.chains[0]
 
 
 def _clear(obj, tool: str) -> bool:
@@ -110,10 +94,10 @@ def test_a_clear_tool_on_every_bone_leaves_the_chain_following(scene, tool):
     """The tool on every bone of the rig and its twin, then the target moves: every bone is where
     the same move puts it without the tool (Twist and rolls kept), the foot where Blender's IK puts
     it, and the chain reads OK."""
-    reference, _, chain = _leg("Reference")
+    reference, _, chain = leg_with_ik_twin("Reference")
     move_control(chain, "target", TARGETS["reachable"])
     wanted = _world(reference)
-    obj, native, chain = _leg()
+    obj, native, chain = leg_with_ik_twin()
     _clear(native, tool)
     reached = _clear(obj, tool)
     assert reached, "the tool reaches the network's bones"
@@ -131,10 +115,10 @@ def test_clear_user_transforms_keeps_the_start_turns_where_they_matter(scene, wh
     pose (at the root: forward +X; straight and folded legs; with rolls set everywhere): the leg is
     where it is without the tool, OK. (Before, the cleared starts put the leg 0.53 m off with the
     target at the root and turned the bones up to 0.7 rad about their axes elsewhere.)"""
-    reference, _, chain = _leg("Reference")
+    reference, _, chain = leg_with_ik_twin("Reference")
     move_control(chain, "target", TARGETS[where])
     wanted = _world(reference)
-    obj, _, chain = _leg()
+    obj, _, chain = leg_with_ik_twin()
     assert _clear(obj, "Clear User Transforms, all bones")
     bpy.context.view_layer.update()
     move_control(chain, "target", TARGETS[where])
@@ -146,7 +130,7 @@ def test_a_network_built_before_keeps_playing_and_update_mechanism_adds_the_star
     """A network built before its start turns were driven (no driver on them) still follows its
     target and reads OK; Clear User Transforms then makes it ERROR, named, and Update Mechanism
     rebuilds it with the drivers, after which the tool leaves it following, OK."""
-    obj, _, chain = _leg()
+    obj, _, chain = leg_with_ik_twin()
     network = package().network
     names = network.layout.parts("thigh", "shin")
     removed = 0
