@@ -445,7 +445,7 @@ def _starts(made: Templates, obj, names: Parts, start: Euler) -> None:
     start value (:data:`.spec.FORWARD`, :func:`.rolls.start`), which a clear tool resets."""
     for field, channels in spec.START_DRIVEN.items():
         spec_bone = next(bone for bone in spec.NETWORK if bone.field == field)
-        values = spec.FORWARD if spec_bone.start == "forward" else tuple(start)
+        values = spec.FORWARD if spec_bone.start == "forward" else (start.x, start.y, start.z)
         for channel, index in channels:
             if abs(values[index]) > 1e-9:
                 path = f"{bone_path(getattr(names, field))}.{channel}"
