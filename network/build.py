@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 import bpy
-from mathutils import Matrix
+from mathutils import Euler, Matrix
 
 from ..solver import expressions
 from . import legacy as legacy_layout
@@ -190,6 +190,7 @@ def _pose(
         for driver in spec_bone.drivers:
             make_driver(made, obj, name, driver, names, settings, shape, start)
     _rotation_modes(made, obj, names)
+    _starts(made, obj, names, start)
 
     # The upper bone copies in world space (its solved bone has another parent; for a uniformly
     # scaled parent frame that blends as a local blend would); the lower bone see lower_space.
@@ -210,6 +211,18 @@ def _rotation_modes(made: Templates, obj, names: Parts) -> None:
         if spec_bone.field in spec.MODE_DRIVEN:
             path = f"{bone_path(getattr(names, spec_bone.field))}.{spec.MODE.channel}"
             made.driver(obj, path, spec.MODE.array_index, str(modes[spec_bone.rotation_mode].value))
+
+
+def _starts(made: Templates, obj, names: Parts, start: Euler) -> None:
+    """The constant driver on each channel of :data:`.spec.START_DRIVEN` whose start is not 0: its
+    start value (:data:`.spec.FORWARD`, :func:`.rolls.start`), which a clear tool resets."""
+    for field, channels in spec.START_DRIVEN.items():
+        spec_bone = next(bone for bone in spec.NETWORK if bone.field == field)
+        values = spec.FORWARD if spec_bone.start == "forward" else (start.x, start.y, start.z)
+        for channel, index in channels:
+            if abs(values[index]) > 1e-9:
+                path = f"{bone_path(getattr(names, field))}.{channel}"
+                made.driver(obj, path, index, repr(float(values[index])))
 
 
 def _controls_constraint(obj, chain) -> None:

@@ -82,9 +82,10 @@ def _setting(name: str, setting: str) -> Variable:
     return Variable(name, "setting", channel=setting)
 
 
-# The start rotations of Bone.start (the builder's; the health check compares the channels with
-# them): "forward", the aim bone's quaternion, its Y axis along armature +X, where forward falls
-# back (D2). "bent" depends on the chain's rest (network.rolls.start).
+# The start rotations of Bone.start (the builder's, held by constant drivers: START; the health
+# check compares the undriven channels with them): "forward", the aim bone's quaternion, its Y axis
+# along armature +X, where forward falls back (D2). "bent" depends on the chain's rest
+# (network.rolls.start).
 FORWARD = (0.7071067811865476, 0.0, 0.0, -0.7071067811865476)
 
 # The root-target distance in the root's units.
@@ -290,3 +291,17 @@ MODE = Driver("rotation_mode", -1, "rotation_mode", ())
 MODE_DRIVEN = tuple(bone.field for bone in NETWORK if bone.rotation_mode != "QUATERNION")
 for _field in MODE_DRIVEN:
     DRIVERS[_field] += ((MODE.channel, 0),)
+
+# The channels of each start (Bone.start) that hold a turn, each with a constant driver (its rule
+# ``start``: the channel's start value), so that Blender's clear tools (Clear User Transforms, Clear
+# Transform, all bones) leave the start in place: the aim bone's forward is the start where the
+# target is at the root (D2), and the solved lower bone's Damped Track turns from its start, which
+# sets its roll about its own axis (docs/design.md, "Tools that rewrite every bone"). A "bent"
+# start's Y is the lower roll's driver's. A channel whose start is 0 gets none (clearing keeps it).
+START = {
+    "forward": (("rotation_quaternion", 0), ("rotation_quaternion", 3)),
+    "bent": (("rotation_euler", 0), ("rotation_euler", 2)),
+}
+START_DRIVEN = {bone.field: START[bone.start] for bone in NETWORK if bone.start}
+for _field, _channels in START_DRIVEN.items():
+    DRIVERS[_field] += _channels

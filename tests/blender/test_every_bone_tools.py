@@ -12,9 +12,8 @@ import pathlib
 import bpy
 import pytest
 from blender_rig import (
-    add_chain_at,
     assert_close,
-    make_leg_with_foot,
+    leg_with_ik_twin,
     move_control,
     package,
     run_probe,
@@ -27,20 +26,6 @@ PROBE = pathlib.Path(__file__).with_name("every_bone_tools_probe.py")
 TOLERANCE = 1e-5  # metres: float32 on a 2 m leg
 IK_TOLERANCE = 1e-3  # metres: Blender's IK iterates, and stops 2e-4 m short here
 MOVED = (0.3, 1.2, -0.5)  # world, metres: where the target control goes (reachable)
-
-
-def _leg(name: str = "Leg"):
-    """The leg with a foot and a chain on control bones, Twist 0.3 rad and rolls 0.4 and -0.3 rad
-    set; and beside it the same leg posed by Blender's IK constraint on the same controls."""
-    obj = make_leg_with_foot(name)
-    chain = add_chain_at(obj, controls="BONES")
-    shin = obj.pose.bones["shin"]
-    shin["IK Twist"], shin["IK Upper Roll"], shin["IK Lower Roll"] = 0.3, 0.4, -0.3
-    native = make_leg_with_foot(f"{name} Blender IK")
-    ik = native.pose.bones["shin"].constraints.new("IK")
-    ik.target, ik.subtarget, ik.chain_count = obj, chain.target_bone, 2
-    bpy.context.view_layer.update()
-    return obj, native, obj.two_bone_ik.chains[0]
 
 
 def _move_target(chain, world=MOVED) -> None:
@@ -62,10 +47,10 @@ def test_a_script_setting_every_bones_rotation_mode_leaves_the_chain_following(s
     it, and every bone where the same move puts it without the script (rolls and Twist kept). A
     lower bone in a mode its own turn is not read in is named in the status (WARNING) until
     Update Mechanism."""
-    reference, _, chain = _leg("Reference")
+    reference, _, chain = leg_with_ik_twin("Reference")
     _move_target(chain)
     wanted = [world_tail(reference, bone) for bone in ("thigh", "shin", "foot")]
-    obj, native, chain = _leg()
+    obj, native, chain = leg_with_ik_twin()
     for rig in (obj, native):
         _set_every_mode(mode)(rig)
     bpy.context.view_layer.update()
@@ -104,7 +89,7 @@ def test_a_network_built_before_keeps_playing_and_update_mechanism_adds_the_mode
     """A network built before the rotation modes were driven (no driver on them) still follows its
     target; a tool setting every bone's mode then makes it ERROR, named, and Update Mechanism
     rebuilds it with the drivers, after which the same tool leaves it following."""
-    obj, _, chain = _leg()
+    obj, _, chain = leg_with_ik_twin()
     network = package().network
     names = network.layout.parts("thigh", "shin")
     for field in network.spec.MODE_DRIVEN:
@@ -130,7 +115,7 @@ def test_a_network_built_before_keeps_playing_and_update_mechanism_adds_the_mode
 def test_clearing_the_armatures_animation_data_is_named_and_update_mechanism_repairs_it(scene):
     """``animation_data_clear`` removes the network's drivers: the chain is ERROR, its status says to
     run Update Mechanism, which puts the foot back on the moved target."""
-    obj, _, chain = _leg()
+    obj, _, chain = leg_with_ik_twin()
     obj.animation_data_clear()
     _move_target(chain)
     assert chain.state == "ERROR", chain.status
@@ -149,7 +134,7 @@ def test_apply_pose_as_rest_pose_of_every_bone_is_named_and_update_mechanism_rep
     network's pose into its rests: the chain is ERROR, its status names the changed rest pose, and
     Update Mechanism rebuilds it on the new rest, after which the foot follows the moved target
     as Blender's IK does on the twin rig."""
-    obj, native, chain = _leg()
+    obj, native, chain = leg_with_ik_twin()
     _move_target(chain)
     for rig in (obj, native):
         set_mode(rig, "POSE")

@@ -602,6 +602,22 @@ def make_leg_with_foot(name: str = "Leg", foot_tail=(0, 2, 0.4)) -> bpy.types.Ob
     return make_armature(name, leg_bones(BASE_THIGH, BASE_SHIN[1], foot_tail))
 
 
+def leg_with_ik_twin(name: str = "Leg"):
+    """The leg with a foot (:func:`make_leg_with_foot`) and a chain on control bones, Twist 0.3 rad
+    and rolls 0.4 and -0.3 rad set (as Snap IK to FK sets them for an FK pose bent off the hinge);
+    and beside it the same leg posed by Blender's IK constraint on the same controls. Returns (the
+    leg, its twin, the chain)."""
+    obj = make_leg_with_foot(name)
+    chain = add_chain_at(obj, controls="BONES")
+    shin = obj.pose.bones["shin"]
+    shin["IK Twist"], shin["IK Upper Roll"], shin["IK Lower Roll"] = 0.3, 0.4, -0.3
+    native = make_leg_with_foot(f"{name} Blender IK")
+    ik = native.pose.bones["shin"].constraints.new("IK")
+    ik.target, ik.subtarget, ik.chain_count = obj, chain.target_bone, 2
+    bpy.context.view_layer.update()
+    return obj, native, obj.two_bone_ik.chains[0]
+
+
 # (The depsgraph prints "Failed to add relation" for a constraint aimed at a bone that is gone.)
 CONSOLE_ERRORS = ("Traceback", "Two-Bone IK:", "ReferenceError", "RecursionError", "Failed to add relation")
 
