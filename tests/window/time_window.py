@@ -140,6 +140,9 @@ def steps():
         lines.append(
             f"  {kind:16s} {', '.join(f'{v:.2f}' for v in values)}  ({statistics.median(values):.2f})"
         )
+    floor = yield from layout_alone(rig)
+    if floor is not None:
+        lines.append(f"  exp: the panel's layout alone, every readout a constant: {floor:.2f}")
     calls_line = {kind: runs[-1][-1][f"{kind} calls"] for kind in spent}
     lines.append(
         f"  calls per redraw: panel draw + list rows {calls_line['panel']}, overlay {calls_line['overlay']}"
@@ -152,6 +155,33 @@ def steps():
         json.dump(
             {"blender": bpy.app.version_string, "chains": chains, "ms": medians, "total_ms": total}, file
         )
+
+
+def layout_alone(rig):
+    """Experiment, after the timed runs: the panel with the active chain's summary and the rows'
+    icons constants (the floor: what building its layout costs whatever the readouts cost); the
+    median ms of the panel per redraw, or None where this code has no such readouts to replace."""
+    try:
+        panel = importlib.import_module(f"{ws.MODULE}.ui.panel")
+        shortfall = importlib.import_module(f"{ws.MODULE}.chain.shortfall")
+    except ImportError:
+        return None
+    settings = rig.two_bone_ik
+    constant = shortfall.summary(settings.chains[settings.active_chain_index])
+    summary, row_icon = shortfall.summary, panel.row_icon
+    shortfall.summary, panel.row_icon = (lambda chain: constant), (lambda chain: "CHECKMARK")
+    foot, per_redraw = rig.pose.bones[FOOT], []
+    try:
+        for index in range(REDRAWS):
+            foot.location.x += STEP if index % 2 == 0 else -STEP
+            bpy.context.view_layer.update()
+            spent["panel"] = 0.0
+            ws.redraw()
+            per_redraw.append(spent["panel"])
+        yield 0.2
+    finally:
+        shortfall.summary, panel.row_icon = summary, row_icon
+    return statistics.median(per_redraw) * 1000
 
 
 def finish(error) -> None:
