@@ -28,6 +28,8 @@ from blender_rig import (
     make_legs,
     package,
     pose_snapshot,
+    run,
+    select_only,
     set_mode,
     user_bones,
     world_head,
@@ -132,19 +134,6 @@ def assert_same_positions(obj, before: dict, tolerance: float = TOLERANCE) -> No
         difference = matrix.to_3x3() - before[name][2].to_3x3()
         turn = max(abs(value) for row in difference for value in row)
         assert turn < 1e-5, f"{name} turned by {turn:.3g}"
-
-
-def select_only(obj, names) -> None:
-    """Pose Mode with exactly ``names`` selected (PoseBone.select on 5.0, Bone.select on 4.x)."""
-    set_mode(obj, "POSE")
-    select_bone = package().compat.select_bone
-    for bone in obj.pose.bones:
-        select_bone(obj, bone.name, bone.name in names)
-
-
-def run(operator, obj, **properties):
-    with bpy.context.temp_override(active_object=obj, object=obj):
-        return operator(**properties)
 
 
 def push_before() -> None:

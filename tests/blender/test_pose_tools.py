@@ -19,7 +19,8 @@ from blender_rig import (
     make_armature,
     make_leg,
     mirrored_legs_bones,
-    package,
+    run,
+    select_only,
     set_mode,
     world_head,
     world_tail,
@@ -46,18 +47,6 @@ def mirror_miss(obj) -> float:
         left, right = read(obj, f"{bone}.L"), read(obj, f"{bone}.R")
         worst = max(worst, (right - Vector((-left.x, left.y, left.z))).length)
     return worst
-
-
-def select_only(obj, names) -> None:
-    set_mode(obj, "POSE")
-    select_bone = package().compat.select_bone
-    for bone in obj.pose.bones:
-        select_bone(obj, bone.name, bone.name in names)
-
-
-def run(operator, obj, **properties):
-    with bpy.context.temp_override(active_object=obj, object=obj):
-        return operator(**properties)
 
 
 def move_bone(obj, name: str, offset) -> None:

@@ -161,6 +161,20 @@ def set_mode(obj, mode: Literal["OBJECT", "POSE", "EDIT"]) -> None:
         bpy.ops.object.mode_set(mode=mode)
 
 
+def select_only(obj, names) -> None:
+    """Pose Mode with exactly ``names`` selected (PoseBone.select from 5.2, Bone.select before)."""
+    set_mode(obj, "POSE")
+    select_bone = package().compat.select_bone
+    for bone in obj.pose.bones:
+        select_bone(obj, bone.name, bone.name in names)
+
+
+def run(operator, obj, **properties):
+    """Call ``operator`` (``bpy.ops...``) with armature ``obj`` as the context's object."""
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        return operator(**properties)
+
+
 def add_chain_with_operator(obj, lower: str = "shin", controls: str = "EMPTIES", **options):
     """Run pose.two_bone_ik_add in Pose Mode with ``lower`` active; returns the new chain.
     ``controls`` is the operator's: tests about something else keep the empty controls they were
