@@ -52,8 +52,13 @@ def run_steps(steps, finish) -> None:
 
 
 def _quit() -> None:
+    """Quit Blender as a user does, so that a crash or hang at exit shows in its exit status: no
+    save prompt (the file is a throw-away one), then Blender's own quit."""
     sys.stdout.flush()
-    os._exit(0)  # quit_blender from a timer can ask to save; the results are written
+    bpy.context.preferences.view.use_save_prompt = False
+    window = bpy.context.window_manager.windows[0]
+    with bpy.context.temp_override(window=window):
+        bpy.ops.wm.quit_blender()
 
 
 # --- geometry -------------------------------------------------------------------------------
