@@ -12,7 +12,7 @@ from ..chain.bones import ChainError, checked_bones, fk_bases
 from ..chain.controls import pole_point
 from ..chain.pose import current_pole_side, pose_matrices
 from ..chain.status import REST, applied
-from ..network import layout, rolls
+from ..network import layout, naming, rolls
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import solve_two_bone_ik
 from . import visual
@@ -271,7 +271,7 @@ def _undo_settings(chain, root: Vector, joint: Vector, end: Vector, pole: Vector
     wanted = axis.length
     if not wanted > 0.0:
         return end, pole
-    twist = chain.twist * layout.built_side(chain.id_data, layout.parts(chain.upper_bone, chain.lower_bone))
+    twist = chain.twist * layout.built_side(chain.id_data, naming.chain_parts(chain))
     if twist:  # stored times the chain's side (docs/contract.md, D9)
         pole = root + pose.turn(axis, -twist) @ (pole - root)
     if not chain.softness:
@@ -348,7 +348,7 @@ def snap_ik_to_fk(context, obj, chain) -> None:
             context.view_layer.update()
             raise
     # The solve now has the FK joints; the rolls give the bones their FK orientations too.
-    rolls.match(context, obj, layout.parts(upper_bone.name, lower_bone.name), *matrices)
+    rolls.match(context, obj, naming.parts(upper_bone.name, lower_bone.name), *matrices)
 
 
 def snap_fk_to_ik(context, obj, chain) -> None:
@@ -368,7 +368,7 @@ def snap_fk_to_ik(context, obj, chain) -> None:
     depsgraph = context.evaluated_depsgraph_get()
     if not applied(chain.state):
         raise ChainError(chain.status)
-    names = layout.parts(chain.upper_bone, chain.lower_bone)
+    names = naming.chain_parts(chain)
     evaluated = obj.evaluated_get(depsgraph).pose.bones
     solved = evaluated[names.upper].matrix.copy(), evaluated[names.lower].matrix.copy()
     for name, basis in visual.result_bases(obj, chain, depsgraph, influence=1.0):

@@ -14,7 +14,7 @@ from mathutils import Matrix, Vector
 
 from ..chain import pose, sources
 from ..chain.bones import ChainError, chain_bones, checked_bones, end_bone
-from ..network import layout
+from ..network import naming, outputs, spec
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 
@@ -37,14 +37,10 @@ def check_channels(obj, chain, remedy: str = "or bake with Blender's Bake Action
     one of its bones (Constraint Position Last, as on Rigify's ORG bones) is overridden by the
     chain's Copy Transforms while the chain is on, and acts on the channels once it is off.
     Constraints after the chain's act on the result either way. ``remedy`` ends the message."""
-    upper_bone, lower_bone = chain_bones(obj, chain)
-    bones = [(upper_bone.name, layout.CONSTRAINT), (lower_bone.name, layout.CONSTRAINT)]
-    end = end_bone(chain, lower_bone) if chain.end_rotation == "TARGET" else None
-    if end is not None:
-        bones.append((end.name, layout.END_CONSTRAINT))
-    for name, ours in bones:
+    chain_bones(obj, chain)
+    for name, row in outputs.chain_outputs(obj, chain, spec.POSING):
         for constraint in obj.pose.bones[name].constraints:
-            if constraint.name == ours:
+            if constraint.name == row.name:
                 break
             if constraint.enabled and constraint.influence > 0.0:
                 raise ChainError(
@@ -81,7 +77,7 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
     """
     upper_bone, lower_bone = checked_bones(obj, chain)
     check_channels(obj, chain)
-    names = layout.parts(upper_bone.name, lower_bone.name)
+    names = naming.parts(upper_bone.name, lower_bone.name)
     obj_eval = obj.evaluated_get(depsgraph)
     bones = obj_eval.pose.bones
     results = []
@@ -90,12 +86,12 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
     for bone, solved_name in ((upper_bone, names.upper), (lower_bone, names.lower)):
         pose_bone = bones[bone.name]
         fk = pose_bone.matrix_basis.copy()
-        if influence is None and _only_ours(pose_bone, layout.CONSTRAINT):
+        if influence is None and _only_ours(pose_bone, spec.OUTPUT):
             # The evaluated pose itself: Blender blends influence in world space, which differs
             # from a local blend under non-uniform scale; the rotation that gives it is exact.
             basis = pose.turned_basis(bone, fk, pose_bone.head, pose_bone.matrix.to_3x3(), parent_matrix)
         else:
-            weight = _influence(pose_bone, layout.CONSTRAINT, influence)
+            weight = _influence(pose_bone, spec.OUTPUT, influence)
             solved = bones[solved_name].matrix
             full = pose.turned_basis(bone, fk, solved.translation, solved.to_3x3(), parent_matrix)
             basis = pose.blend(fk, full, weight)
@@ -120,11 +116,11 @@ def result_bases(obj, chain, depsgraph, influence: float | None = None) -> list[
         orientation = pose.rotation_of(obj_eval.matrix_world.inverted().to_3x3() @ turned)
         head = lower_pose @ Vector((0.0, lower_bone.length, 0.0))  # the lower bone's tail
         fk_end = pose_bone.matrix_basis.copy()
-        if influence is None and _only_ours(pose_bone, layout.END_CONSTRAINT):
+        if influence is None and _only_ours(pose_bone, spec.END_ROTATION.name):
             solved = pose.turned_basis(end, fk_end, head, pose_bone.matrix.to_3x3(), lower_pose)
             results.append((end.name, solved))
         else:
             solved = pose.turned_basis(end, fk_end, head, orientation, lower_pose)
-            weight = _influence(pose_bone, layout.END_CONSTRAINT, influence)
+            weight = _influence(pose_bone, spec.END_ROTATION.name, influence)
             results.append((end.name, pose.blend(fk_end, solved, weight)))
     return results

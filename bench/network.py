@@ -102,9 +102,16 @@ def network():
     return importlib.import_module(f"{MODULE}.network.build")
 
 
-def layout():
-    """The names of the extension's network (``network/layout.py``), as enabled."""
-    return importlib.import_module(f"{MODULE}.network.layout")
+def naming():
+    """The bone names of the extension's network (``network/naming.py``), as enabled."""
+    return importlib.import_module(f"{MODULE}.network.naming")
+
+
+def output_names() -> tuple[str, str, str]:
+    """The names of the chain's Copy Transforms, End Rotation and muted Controls IK: the rows of the
+    enabled extension's spec (``network/spec.py``)."""
+    spec = importlib.import_module(f"{MODULE}.network.spec")
+    return spec.OUTPUT, spec.END_ROTATION.name, spec.CONTROLS.name
 
 
 def edit(obj):
@@ -170,7 +177,7 @@ def add_native(obj, chains) -> None:
 
 
 def _network_parts(obj) -> list:
-    return [layout().parts(chain.upper_bone, chain.lower_bone) for chain in obj.two_bone_ik.chains]
+    return [naming().parts(chain.upper_bone, chain.lower_bone) for chain in obj.two_bone_ik.chains]
 
 
 def _remove_drivers(obj, keep: Callable[[str], bool]) -> None:
@@ -181,7 +188,7 @@ def _remove_drivers(obj, keep: Callable[[str], bool]) -> None:
 
 def strip_influence(obj) -> None:
     """Experiment: no ``influence * enabled`` drivers on the chain bones' Copy Transforms."""
-    name = layout().CONSTRAINT
+    name = output_names()[0]
     _remove_drivers(obj, lambda path: f'constraints["{name}"]' not in path)
     for chain in obj.two_bone_ik.chains:
         for bone in (chain.upper_bone, chain.lower_bone):
@@ -255,7 +262,7 @@ def own_turn_one_mode(obj) -> None:
 def strip_controls(obj) -> None:
     """Experiment: no muted IK constraint naming the controls on the lower bones (what Select >
     Constraint Target reads): what that constraint costs."""
-    name = layout().CONTROLS_CONSTRAINT
+    name = output_names()[2]
     for chain in obj.two_bone_ik.chains:
         constraints = obj.pose.bones[chain.lower_bone].constraints
         if constraints.get(name) is not None:
@@ -272,13 +279,13 @@ def strip_drivers(obj) -> None:
     angles (the rig's other drivers stay)."""
     parts = _network_parts(obj)
     ours = tuple(f'pose.bones["{bpy.utils.escape_identifier(name)}"]' for names in parts for name in names)
-    constraint = f'constraints["{layout().CONSTRAINT}"]'
+    constraint = f'constraints["{output_names()[0]}"]'
     _remove_drivers(obj, lambda path: not path.startswith(ours) and constraint not in path)
     for names in parts:
         obj.pose.bones[names.aim].constraints["Aim"].influence = 1.0
     for chain in obj.two_bone_ik.chains:
         for bone in (chain.upper_bone, chain.lower_bone):
-            obj.pose.bones[bone].constraints[layout().CONSTRAINT].influence = 1.0
+            obj.pose.bones[bone].constraints[output_names()[0]].influence = 1.0
 
 
 def strip_to_output(obj) -> None:
@@ -297,10 +304,10 @@ def strip_influence_guard(obj) -> None:
     enabled`` with two variables (the lower bone's reads it), without the checks that leave the
     own pose where the network cannot solve (the target's validity, the distances, the root's
     scale: solver.expressions.influence)."""
-    name = layout().CONSTRAINT
+    name = output_names()[0]
     for fcurve in obj.animation_data.drivers:
         if f'constraints["{name}"]' not in fcurve.data_path and not fcurve.data_path.endswith(
-            f'constraints["{layout().END_CONSTRAINT}"].influence'
+            f'constraints["{output_names()[1]}"].influence'
         ):
             continue
         driver = fcurve.driver
@@ -315,7 +322,7 @@ def influence_computed_twice(obj) -> None:
     """Experiment: the lower bone's influence driver computes the influence and its checks again
     from the settings (as before it was read once), instead of reading the upper bone's driven influence
     (``spec.SAME_INFLUENCE``): what that merge saved."""
-    name = layout().CONSTRAINT
+    name = output_names()[0]
     drivers = obj.animation_data.drivers
     for chain in obj.two_bone_ik.chains:
         upper, lower = (

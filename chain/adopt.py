@@ -20,26 +20,25 @@ Symmetrize. Update Mechanism runs it; until then the panel and the first chain's
 from __future__ import annotations
 
 from ..compat import animation_fcurves
-from ..network import build, layout, rolls
+from ..network import build, layout, naming, rolls, spec
 from ..network import remove as network_remove
 from ..network.edit import MechanismError, can_add_bones, edit_bones
 from .bones import unique_name
-
-ROOT = "-root"
 
 
 def _orphan_roots(obj) -> list[tuple[str, str, str]]:
     """(root bone, lower bone's old name, suffix) of each network root bone no chain owns: Join
     gives its copy a suffix (``MCH-IK-shin-root.001``), and its target bone the same one."""
-    owned = {layout.parts(chain.upper_bone, chain.lower_bone).root for chain in obj.two_bone_ik.chains}
+    owned = {naming.chain_parts(chain).root for chain in obj.two_bone_ik.chains}
     found = []
     bones = obj.pose.bones if obj.pose is not None else {}
     for pose_bone in bones.values() if obj.pose is not None else ():
         name = pose_bone.name
-        if not name.startswith(layout.PREFIX) or ROOT not in name or name in owned:
+        parsed = naming.root_of(name)
+        if parsed is None or name in owned:
             continue
-        lower, suffix = name[len(layout.PREFIX) :].rsplit(ROOT, 1)
-        if bones.get(layout.parts("", lower).target + suffix) is not None:
+        lower, suffix = parsed
+        if bones.get(naming.parts("", lower).target + suffix) is not None:
             found.append((name, lower, suffix))
     return found
 
@@ -56,35 +55,32 @@ def copies(obj) -> dict[str, list[str]]:
     solved = {}
     mine = set()
     for chain in obj.two_bone_ik.chains:
-        names = layout.parts(chain.upper_bone, chain.lower_bone)
+        names = naming.chain_parts(chain)
         solved[names.upper] = solved[names.lower] = chain.name
         mine |= {chain.upper_bone, chain.lower_bone}
     found: dict[str, list[str]] = {}
     for pose_bone in obj.pose.bones if obj.pose is not None else ():
-        constraint = pose_bone.constraints.get(layout.CONSTRAINT)
+        constraint = pose_bone.constraints.get(spec.OUTPUT)
         if constraint is None or pose_bone.name in mine or constraint.subtarget not in solved:
             continue
         found.setdefault(solved[constraint.subtarget], []).append(pose_bone.name)
     return found
 
 
-def _old_parts(lower: str, suffix: str, upper_solved: str) -> layout.Parts:
+def _old_parts(lower: str, suffix: str, upper_solved: str) -> naming.Parts:
     """The joined network's bone names: the chain's names with Join's suffix."""
-    names = layout.parts("", lower)._asdict()
-    names = {field: f"{name}{suffix}" for field, name in names.items()}
-    names["upper"] = upper_solved
-    return layout.Parts(**names)
+    return naming.suffixed(naming.parts("", lower), suffix)._replace(upper=upper_solved)
 
 
-def _chain_bones(obj, old: layout.Parts) -> tuple[str, str] | None:
+def _chain_bones(obj, old: naming.Parts) -> tuple[str, str] | None:
     """(upper, lower) chain bones whose Copy Transforms copy the joined network's solved bones."""
     for pose_bone in obj.pose.bones:
-        copy = pose_bone.constraints.get(layout.CONSTRAINT)
+        copy = pose_bone.constraints.get(spec.OUTPUT)
         parent = pose_bone.parent
         if copy is None or copy.subtarget != old.lower or parent is None:
             continue
-        parent_copy = parent.constraints.get(layout.CONSTRAINT)
-        if parent_copy is not None and parent_copy.subtarget.startswith(layout.PREFIX):
+        parent_copy = parent.constraints.get(spec.OUTPUT)
+        if parent_copy is not None and naming.is_network_bone(parent_copy.subtarget):
             return parent.name, pose_bone.name
     return None
 
@@ -103,14 +99,14 @@ def _found(obj, root: str, lower_name: str, suffix: str) -> dict | None:
     if pair is None:
         return None
     upper, lower = pair
-    old = _old_parts(lower_name, suffix, bones[upper].constraints[layout.CONSTRAINT].subtarget)
+    old = _old_parts(lower_name, suffix, bones[upper].constraints[spec.OUTPUT].subtarget)
     if any(bones.get(name) is None for name in (old.target, old.pole)):
         return None
     end = next(
         (
             child.name
             for child in obj.data.bones[lower].children
-            if layout.END_CONSTRAINT in bones[child.name].constraints
+            if spec.END_ROTATION.name in bones[child.name].constraints
         ),
         "",
     )
@@ -119,10 +115,10 @@ def _found(obj, root: str, lower_name: str, suffix: str) -> dict | None:
     return {
         "upper": upper,
         "lower": lower,
-        "target": _source(bones[old.target].constraints[layout.SOURCE_CONSTRAINTS["target"]]),
-        "pole": _source(bones[old.pole].constraints[layout.SOURCE_CONSTRAINTS["pole"]]),
+        "target": _source(bones[old.target].constraints[spec.SOURCE["target"]]),
+        "pole": _source(bones[old.pole].constraints[spec.SOURCE["pole"]]),
         "end": end,
-        "stack": "FIRST" if stack.find(layout.CONSTRAINT) == 0 and len(stack) > 1 else "LAST",
+        "stack": "FIRST" if stack.find(spec.OUTPUT) == 0 and len(stack) > 1 else "LAST",
         "settings": settings,
         "rolls": rolls.current(obj, old),
         "old": old,
@@ -139,7 +135,7 @@ def _clear_old(obj, found: list[dict]) -> None:
             name for field, name in zip(old._fields, old, strict=True) if field not in ("upper", "lower")
         ]
         stale = tuple(layout.bone_path(name) for name in info["stale"])
-        root = layout.parts(info["upper"], info["lower"]).root
+        root = naming.parts(info["upper"], info["lower"]).root
         moved = {
             layout.setting_path(old.root, name): layout.setting_path(root, name) for name in info["settings"]
         }
@@ -200,7 +196,7 @@ def adopt(obj) -> list[str]:
     names = [_new_chain(obj, info) for info in found]
     build.build(obj, [chain for chain in obj.two_bone_ik.chains if chain.name in names])
     for info in found:
-        rolls.set_rolls(obj, layout.parts(info["upper"], info["lower"]), *info["rolls"])
+        rolls.set_rolls(obj, naming.parts(info["upper"], info["lower"]), *info["rolls"])
     return names
 
 
@@ -208,13 +204,13 @@ def _copied_pair(obj, owner, bones: list[str]) -> tuple[str, str] | None:
     """(upper, lower) among ``bones`` (copies of chain ``owner``'s constraint, :func:`copies`): the
     one copying its solved lower bone and its parent copying its solved upper bone; None when the
     copies are not such a pair."""
-    names = layout.parts(owner.upper_bone, owner.lower_bone)
+    names = naming.chain_parts(owner)
     pose_bones = obj.pose.bones
     for name in bones:
         lower = obj.data.bones[name]
-        if pose_bones[name].constraints[layout.CONSTRAINT].subtarget != names.lower or lower.parent is None:
+        if pose_bones[name].constraints[spec.OUTPUT].subtarget != names.lower or lower.parent is None:
             continue
-        copy = pose_bones[lower.parent.name].constraints.get(layout.CONSTRAINT)
+        copy = pose_bones[lower.parent.name].constraints.get(spec.OUTPUT)
         if lower.parent.name in bones and copy is not None and copy.subtarget == names.upper:
             return lower.parent.name, name
     return None
@@ -223,7 +219,7 @@ def _copied_pair(obj, owner, bones: list[str]) -> tuple[str, str] | None:
 def _copied_controls(obj, owner, lower: str) -> tuple | None:
     """((target, bone), (pole, bone)) the copied muted IK constraint on ``lower`` names, when they
     are not chain ``owner``'s own (Symmetrize flipped them onto the symmetrized controls), else None."""
-    constraint = obj.pose.bones[lower].constraints.get(layout.CONTROLS_CONSTRAINT)
+    constraint = obj.pose.bones[lower].constraints.get(spec.CONTROLS.name)
     if constraint is None or constraint.type != "IK" or constraint.target is None:
         return None
     target = (constraint.target, constraint.subtarget)

@@ -7,7 +7,7 @@ import bpy
 from mathutils import Matrix
 
 from ..compat import animation_fcurves
-from ..network import health, layout
+from ..network import health, layout, naming, outputs, spec
 
 
 class ChainError(Exception):
@@ -53,7 +53,7 @@ def renamed(obj, chain) -> dict[str, str]:
     """{stored name: bone's name now} for the chain's upper and lower bones renamed since the build:
     gone under their stored name, they still carry the chain's Copy Transforms of their network
     bone (Blender re-points constraints at a renamed bone, never the chain's stored names)."""
-    names = layout.parts(chain.upper_bone, chain.lower_bone)
+    names = naming.chain_parts(chain)
     bones = obj.data.bones
     wanted = {
         solved: stored
@@ -62,10 +62,10 @@ def renamed(obj, chain) -> dict[str, str]:
     }
     found = {}
     for pose_bone in obj.pose.bones if wanted and obj.pose is not None else ():
-        constraint = pose_bone.constraints.get(layout.CONSTRAINT)
+        constraint = pose_bone.constraints.get(spec.OUTPUT)
         if (
             constraint is not None
-            and constraint.type == "COPY_TRANSFORMS"
+            and constraint.type == spec.COPY_UPPER.kind
             and constraint.target == obj
             and constraint.subtarget in wanted
         ):
@@ -81,8 +81,8 @@ def renamed_source(obj, chain, which: str) -> str:
     armature, stored = layout.source(chain, which)
     if not stored or armature.data.bones.get(stored) is not None:
         return ""
-    holder = obj.pose.bones.get(getattr(layout.parts(chain.upper_bone, chain.lower_bone), which))
-    constraint = holder.constraints.get(layout.SOURCE_CONSTRAINTS[which]) if holder is not None else None
+    holder = obj.pose.bones.get(getattr(naming.chain_parts(chain), which))
+    constraint = holder.constraints.get(spec.SOURCE[which]) if holder is not None else None
     if constraint is None or constraint.target != armature or not constraint.subtarget:
         return ""
     return constraint.subtarget if armature.data.bones.get(constraint.subtarget) is not None else ""
@@ -120,7 +120,7 @@ def blender_ik_constraints(obj, upper: str, lower: str, *, driven: bool = False)
     found = []
     for pose_bone in obj.pose.bones if obj.pose is not None else ():
         for constraint in pose_bone.constraints:
-            if constraint.type not in ("IK", "SPLINE_IK") or constraint.name == layout.CONTROLS_CONSTRAINT:
+            if constraint.type not in ("IK", "SPLINE_IK") or constraint.name == spec.CONTROLS.name:
                 continue
             active = constraint.enabled and constraint.influence > 0.0
             if not active and not (
@@ -178,13 +178,12 @@ def animated(obj, path: str, *, drivers: bool = True) -> bool:
 
 
 def end_bone(chain, lower_bone):
-    """The bone End Rotation applies to: ``chain.end_bone`` or the lower bone's first child; or None."""
-    if chain.end_bone:
-        child = lower_bone.children.get(chain.end_bone)
-        if child is None:
-            raise ChainError(f"End bone '{chain.end_bone}' is not a child of '{lower_bone.name}'")
-        return child
-    return lower_bone.children[0] if len(lower_bone.children) else None
+    """The bone End Rotation applies to (network/outputs.py): ``chain.end_bone`` or the lower bone
+    ``lower_bone``'s first child; or None. Raises ChainError for an End Bone that is not a child."""
+    name = outputs.end_bone_name(chain.id_data, chain)
+    if chain.end_bone and not name:
+        raise ChainError(f"End bone '{chain.end_bone}' is not a child of '{lower_bone.name}'")
+    return lower_bone.children.get(name) if name else None
 
 
 def unique_name(names, wanted: str) -> str:
@@ -197,15 +196,10 @@ def unique_name(names, wanted: str) -> str:
 
 
 def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
-    """(slot, bone name) of every bone the chain writes: "upper", "lower", and "end" when End
-    Rotation is Target. Raises ChainError when the chain's bones are missing."""
-    upper, lower = chain_bones(obj, chain)
-    slots = [("upper", upper.name), ("lower", lower.name)]
-    if chain.end_rotation == "TARGET":
-        end = end_bone(chain, lower)
-        if end is not None:
-            slots.append(("end", end.name))
-    return slots
+    """(slot, bone name) of every bone the chain poses: "upper", "lower", and "end" when End
+    Rotation is Target (network/outputs.py). Raises ChainError when the chain's bones are missing."""
+    chain_bones(obj, chain)
+    return outputs.slots(obj, chain)
 
 
 def fk_bases(obj, chain) -> list[tuple[str, str, Matrix]]:

@@ -5,7 +5,7 @@ a tie float32 may break, or an edited network."""
 
 from __future__ import annotations
 
-from ..network import health, layout
+from ..network import health, layout, naming, spec
 from . import memo, settings
 from .bones import blender_ik
 
@@ -26,7 +26,7 @@ def acting_around(pose_bone) -> tuple[bool, bool]:
     influence above 0). Blender's IK is not in the stack's order (it poses the bones after every
     stack): it counts on neither side."""
     constraints = list(pose_bone.constraints)
-    ours = pose_bone.constraints.find(layout.CONSTRAINT)
+    ours = pose_bone.constraints.find(spec.OUTPUT)
     acting = [c.enabled and c.influence > 0.0 and c.type not in ("IK", "SPLINE_IK") for c in constraints]
     return any(acting[: max(ours, 0)]), ours >= 0 and any(acting[ours + 1 :])
 
@@ -34,7 +34,7 @@ def acting_around(pose_bone) -> tuple[bool, bool]:
 def stopped_driver(obj, chain) -> str:
     """The data path of a driver of the chain's network that Blender has stopped ('' when none):
     an expression that failed once (on a value that was not a number) gives 0 until rebuilt."""
-    names = (*layout.parts(chain.upper_bone, chain.lower_bone), chain.upper_bone, chain.lower_bone)
+    names = (*naming.chain_parts(chain), chain.upper_bone, chain.lower_bone)
     paths = tuple(layout.bone_path(name) for name in names)
     animation = obj.animation_data
     for fcurve in animation.drivers if animation is not None else ():
@@ -52,7 +52,7 @@ def off_solve_cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
             f"Blender's IK {iks[0]} poses its bones after every constraint stack, over the chain's: "
             "mute it (its Enabled), or remove the chain"
         )
-    controls = obj.pose.bones[lower.name].constraints.get(layout.CONTROLS_CONSTRAINT)
+    controls = obj.pose.bones[lower.name].constraints.get(spec.CONTROLS.name)
     if controls is not None and controls.type == "IK" and controls.enabled and controls.influence > 0.0:
         return (
             f"the chain's '{controls.name}' on '{lower.name}', an IK kept muted to name the controls, "
@@ -78,8 +78,8 @@ def off_solve_cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
     if parent is not None:
         parent_scale = bones[parent.name].matrix.to_scale()
         if max(parent_scale) > (1.0 + 1e-5) * min(parent_scale):
-            aim = bones.get(layout.parts(upper.name, lower.name).aim)
-            track = aim.constraints.get(layout.OWN_CONSTRAINTS["aim"][0]) if aim is not None else None
+            aim = bones.get(naming.parts(upper.name, lower.name).aim)
+            track = aim.constraints.get(spec.OWN_CONSTRAINTS["aim"][0]) if aim is not None else None
             if track is not None and track.owner_space != "CUSTOM":
                 return (
                     f"the uneven pose scale on '{parent.name}' above it is solved by networks built since "

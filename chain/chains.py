@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix
 
-from ..network import build, health, layout, rolls
+from ..network import build, health, layout, naming, rolls, spec
 from ..network import remove as network_remove
 from ..network.edit import MechanismError, can_add_bones
 from . import controls as control_bones
@@ -22,7 +22,7 @@ from .controls import pole_point
 def chain_parts(obj) -> set[str]:
     """The bones of ``obj`` that are its chains' own parts, never a chain's bones: every network
     bone (``MCH-IK-`` names) and every chain's target and pole bone on this armature."""
-    parts = {bone.name for bone in obj.data.bones if bone.name.startswith(layout.PREFIX)}
+    parts = {bone.name for bone in obj.data.bones if naming.is_network_bone(bone.name)}
     for chain in obj.two_bone_ik.chains:
         for role in ("target", "pole"):
             source, bone = layout.source(chain, role)
@@ -138,7 +138,7 @@ def constrained_bones(obj, chain) -> list[str]:
     for name in (chain.upper_bone, chain.lower_bone):
         pose_bone = obj.pose.bones.get(name)
         if pose_bone is not None and any(
-            c.enabled and c.influence > 0.0 and c.name != layout.CONSTRAINT for c in pose_bone.constraints
+            c.enabled and c.influence > 0.0 and c.name != spec.OUTPUT for c in pose_bone.constraints
         ):
             names.append(name)
     return names
@@ -232,7 +232,7 @@ def _add_chain(context, obj, lower_name: str, parent_controls: bool, stack_posit
                 bpy.data.objects.remove(empty, do_unlink=True)
         raise
     # The bones keep their orientations too, a knee bent off the rest bend plane included.
-    rolls.match(context, obj, layout.parts(upper_name, lower_name), *fk)
+    rolls.match(context, obj, naming.parts(upper_name, lower_name), *fk)
     return obj.two_bone_ik.chains[-1]  # Edit Mode may have freed the reference
 
 
@@ -250,10 +250,10 @@ def _controls(context, obj, lower_name, kind: tuple[str, bool], places, length: 
     world = obj.matrix_world
     collection = obj.users_collection[0] if obj.users_collection else context.scene.collection
     world_rotation = pose.rotation_of(world.to_3x3() @ turned.to_3x3()).to_quaternion()
-    target = bpy.data.objects.new(control_bones.control_name(control_bones.TARGET_NAME, lower_name), None)
+    target = bpy.data.objects.new(naming.control_name(naming.TARGET_NAME, lower_name), None)
     target.empty_display_type = "SPHERE"
     target.empty_display_size = max(0.05 * length, 1e-3)
-    pole_empty = bpy.data.objects.new(control_bones.control_name(control_bones.POLE_NAME, lower_name), None)
+    pole_empty = bpy.data.objects.new(naming.control_name(naming.POLE_NAME, lower_name), None)
     pole_empty.empty_display_type = "PLAIN_AXES"
     pole_empty.empty_display_size = max(0.1 * length, 1e-3)
     for empty, place in (
@@ -298,11 +298,11 @@ def _follow_chain_renames(obj, chain) -> list[str]:
     moves = renamed(obj, chain)
     if not moves:
         return []
-    old = layout.parts(chain.upper_bone, chain.lower_bone)
+    old = naming.chain_parts(chain)
     chain.upper_bone = moves.get(chain.upper_bone, chain.upper_bone)
     chain.lower_bone = moves.get(chain.lower_bone, chain.lower_bone)
     bones = obj.data.bones
-    for old_name, new_name in zip(old, layout.parts(chain.upper_bone, chain.lower_bone), strict=True):
+    for old_name, new_name in zip(old, naming.chain_parts(chain), strict=True):
         bone = bones.get(old_name)
         if old_name != new_name and bone is not None and bones.get(new_name) is None:
             bone.name = new_name
@@ -339,15 +339,15 @@ def _network_chain(obj, chain):
     upper, lower = chain.upper_bone, chain.lower_bone
     bones = obj.data.bones
     if upper and not lower:
-        solved = bones.get(f"{layout.PREFIX}{upper}")
+        solved = bones.get(naming.parts(upper, "").upper)
         for child in solved.children if solved is not None else ():
-            name = child.name.removeprefix(layout.PREFIX)
-            if bones.get(layout.parts(upper, name).root) is not None:
+            name = naming.solved_bone(child.name)
+            if bones.get(naming.parts(upper, name).root) is not None:
                 return _Named(chain, upper, name)
     elif lower and not upper:
-        solved = bones.get(f"{layout.PREFIX}{lower}")
+        solved = bones.get(naming.parts("", lower).lower)
         if solved is not None and solved.parent is not None:
-            return _Named(chain, solved.parent.name.removeprefix(layout.PREFIX), lower)
+            return _Named(chain, naming.solved_bone(solved.parent.name), lower)
     return chain
 
 

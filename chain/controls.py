@@ -11,44 +11,19 @@ current pose.
 
 from __future__ import annotations
 
-import bpy
 from mathutils import Matrix, Vector
 
+from ..network import naming
 from ..network.edit import bone_collection, edit_bones
 from . import pose
 
 COLLECTION = "IK Controls"
 # Blender's theme bone colour set the controls get (a warm red, as many rigs colour IK controls).
 COLOR = "THEME01"
-# Names of the controls of the chain on lower bone ``{lower}`` (as the empties of 'EMPTIES'), or
-# with the lower bone's name first where its side is at its front (:func:`control_name`).
-TARGET_NAME = "IK Target {lower}"
-POLE_NAME = "IK Pole {lower}"
 # How far the pole sits from the joint, as a share of the chain's length (as Add's empties).
 POLE_DISTANCE = 0.5
 # Bone lengths, as a share of the chain's length.
 TARGET_LENGTH, POLE_LENGTH = 0.25, 0.1
-
-
-def control_name(template: str, lower_name: str) -> str:
-    """The name of a control (:data:`TARGET_NAME` or :data:`POLE_NAME`) of the chain on
-    ``lower_name``: "IK Target shin.L". Blender's mirror tools (Paste X-Flipped Pose, X-Axis Mirror,
-    Symmetrize) pair bones by a side at either end of the name (``bpy.utils.flip_name``): where the
-    lower bone's side is at its front ("Left_shin", "L_shin"), the name starts with the lower bone's
-    ("Left_shin IK Target"), so that the left and right controls pair as the bones do."""
-    name = template.format(lower=lower_name)
-    if bpy.utils.flip_name(lower_name) == lower_name or bpy.utils.flip_name(name) != name:
-        return name
-    return f"{lower_name} {template.format(lower='').strip()}"
-
-
-def _named_as_add_names(name: str) -> bool:
-    # Either form of control_name, with Blender's ".001" when the name was taken.
-    base = name.rsplit(".", 1)[0] if name.rsplit(".", 1)[-1].isdigit() else name
-    kinds = tuple(template.format(lower="").strip() for template in (TARGET_NAME, POLE_NAME))
-    return name.startswith(tuple(f"{kind} " for kind in kinds)) or base.endswith(
-        tuple(f" {kind}" for kind in kinds)
-    )
 
 
 def rig_root(obj, upper_name: str) -> str:
@@ -101,10 +76,10 @@ def add(context, obj, lower_name: str, target_pose: Matrix, pole_pose: Vector) -
         # The pole along the armature's axes: its location channels move it along them.
         pole_rest = Matrix.Translation(pole_point(rest_joint, rest.pole_side, length))
         for name, matrix, share in (
-            (TARGET_NAME, target_rest, TARGET_LENGTH),
-            (POLE_NAME, pole_rest, POLE_LENGTH),
+            (naming.TARGET_NAME, target_rest, TARGET_LENGTH),
+            (naming.POLE_NAME, pole_rest, POLE_LENGTH),
         ):
-            bone = bones.new(control_name(name, lower_name))
+            bone = bones.new(naming.control_name(name, lower_name))
             bone.tail = (0.0, 1.0, 0.0)  # a bone needs a length before its matrix can be set
             bone.matrix = matrix
             bone.length = max(share * length, 1e-3)
@@ -131,7 +106,9 @@ def made_by_add(obj) -> set[str]:
     """The bones of ``obj`` that Add made as controls: in :data:`COLLECTION` and named as Add names
     them (with Blender's ``.001`` when the name was taken); a rigger's own bone put there is not."""
     collection = obj.data.collections_all.get(COLLECTION)
-    return {bone.name for bone in collection.bones if _named_as_add_names(bone.name)} if collection else set()
+    return (
+        {bone.name for bone in collection.bones if naming.is_control_name(bone.name)} if collection else set()
+    )
 
 
 def remove(obj, names) -> None:

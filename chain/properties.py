@@ -15,7 +15,7 @@ from bpy.props import (
     StringProperty,
 )
 
-from ..network import build, layout
+from ..network import build, layout, naming
 from . import glance, reading, settings, shortfall
 from .bones import unique_name
 from .status import STATES
@@ -303,7 +303,7 @@ def _built_layout(chain) -> int:
     obj = chain.id_data
     if obj.pose is None:
         return 0
-    return layout.built_layout(obj, layout.parts(chain.upper_bone, chain.lower_bone))
+    return layout.built_layout(obj, naming.chain_parts(chain))
 
 
 class TwoBoneIKSettings(bpy.types.PropertyGroup):

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from mathutils import Vector
 
-from ..network import health, layout
+from ..network import health, naming, outputs
 from ..network.layout import SOLVER_TOLERANCE
 from . import memo, pose, settings
 from .bones import ChainError, checked_bones, end_bone
@@ -54,7 +54,7 @@ def read(chain) -> Reading:
     if obj.data.pose_position == "REST":
         return Reading(Status("REST", REST.format(obj.name)), reachable, too_close)
     values = settings.values(chain)
-    root_head = obj.pose.bones[layout.parts(upper.name, lower.name).root].head
+    root_head = obj.pose.bones[naming.parts(upper.name, lower.name).root].head
     tie = status is POLE_ON_LINE or (end_point - root_head).length <= SOLVER_TOLERANCE * length
     slack = _joint_slack(root_head, joint_point, end_point)
     if values["enabled"] > 0.0 and values["influence"] >= 1.0:
@@ -123,7 +123,7 @@ def _partial_miss(
     (the FK pose is not known) and after the chain's own, whose effect is not measured ('' when
     none). ``slack``: :func:`_joint_slack` of the solve."""
     bones = obj.pose.bones
-    names = layout.parts(upper.name, lower.name)
+    names = naming.parts(upper.name, lower.name)
     solved = bones[names.lower]
     miss = max((solved.head - joint_point).length - slack, (solved.tail - end_point).length)
     stacks = {bone.name: acting_around(bones[bone.name]) for bone in (upper, lower)}
@@ -136,7 +136,7 @@ def _partial_miss(
     upper_pose = to_armature @ (world @ fk).lerp(world @ bones[names.upper].matrix, weight)
     fk = pose.to_pose(lower, bones[lower.name].matrix_basis, upper_pose)
     full = solved.matrix
-    if layout.lower_space(lower) == "LOCAL":
+    if outputs.lower_space(lower) == "LOCAL":
         local = obj.convert_space(pose_bone=solved, matrix=solved.matrix, from_space="POSE", to_space="LOCAL")
         full = pose.to_pose(lower, local, upper_pose)
     lower_pose = to_armature @ (world @ fk).lerp(world @ full, weight)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..network import build, layout, rolls
+from ..network import build, naming, rolls, spec
 from ..network.edit import MechanismError, can_add_bones
 from ..network.layout import bone_path
 from . import muting
@@ -101,7 +101,7 @@ def limbs(obj) -> tuple[list[Limb], list[tuple[str, str]]]:
             constraint
             for constraint in pose_bone.constraints
             if constraint.type == "IK"
-            and constraint.name != layout.CONTROLS_CONSTRAINT
+            and constraint.name != spec.CONTROLS.name
             and constraint.chain_count == 2
             and constraint.use_tail
             and constraint.target == obj
@@ -272,7 +272,7 @@ def rigify_limbs(
         raise
     obj.two_bone_ik.active_chain_index = len(obj.two_bone_ik.chains) - 1
     for limb in found:
-        rolls.match(context, obj, layout.parts(limb.upper, limb.lower), *poses[limb.lower])
+        rolls.match(context, obj, naming.parts(limb.upper, limb.lower), *poses[limb.lower])
     return names, muted, notes
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from ..network import health, layout
+from ..network import health, layout, naming
 from . import memo
 from .bones import ChainError
 
@@ -40,7 +40,7 @@ def _named_holder(chain):
     lower = obj.pose.bones.get(chain.lower_bone) if chain.lower_bone else None
     if lower is not None and layout.PROPERTIES["influence"] in lower:
         return lower, layout.PROPERTIES
-    root = obj.pose.bones.get(layout.parts(chain.upper_bone, chain.lower_bone).root)
+    root = obj.pose.bones.get(naming.chain_parts(chain).root)
     if root is not None and "influence" in root:
         return root, {name: name for name in DEFAULTS}
     return None, {}

@@ -9,7 +9,7 @@ import math
 
 from mathutils import Matrix, Vector
 
-from ..network import layout, rest
+from ..network import layout, naming, rest
 from ..network.layout import SOLVER_TOLERANCE
 from ..solver import MIN_REACH, solve_two_bone_ik
 from ..solver.expressions import FLOAT32_FAR
@@ -46,7 +46,7 @@ def expected(chain) -> tuple[Vector, Vector, bool, bool, float, Status]:
     root's frame, where the chain's bones are rigid (contract D6), and mapped back. Raises
     ChainError."""
     obj = chain.id_data
-    names = layout.parts(chain.upper_bone, chain.lower_bone)
+    names = naming.chain_parts(chain)
     root_bone = obj.pose.bones[names.root]
     world = obj.matrix_world
     if not pose.invertible(world):

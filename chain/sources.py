@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from mathutils import Vector
 
-from ..network import layout
+from ..network import layout, naming, outputs, spec
 from . import memo, pose
 from .bones import ChainError, renamed_source
 from .relations import follows
@@ -34,7 +34,7 @@ def source_of(chain, which: str):
                 "Update Mechanism"
             )
         raise ChainError(f"{which.capitalize()} bone '{bone_name}' not found in '{source.name}'")
-    if source == chain.id_data and bone_name.startswith(layout.PREFIX):
+    if source == chain.id_data and naming.is_network_bone(bone_name):
         raise ChainError(f"The {which} bone '{bone_name}' is a chain's mechanism bone: pick a control bone")
     return source, bone
 
@@ -55,8 +55,9 @@ def _moves_with(obj, chain, source, bone_name: str) -> bool:
     """Whether ``source`` (or its bone ``bone_name``) follows the chain's upper bone or the part of
     its network that follows the target (through parenting, constraints, drivers or a deformed
     mesh): a cycle, the chain would chase its own target."""
-    names = layout.parts(chain.upper_bone, chain.lower_bone)
-    moving = {chain.upper_bone, names.target, names.aim}
+    names = naming.chain_parts(chain)
+    moving = {getattr(names, field) for field in spec.MOVING_WITH_TARGET}
+    moving |= {bone for bone, _ in outputs.slots(obj, chain)}
     # A question of the rig's relations alone: the panel keeps its answer until they change.
     key = ("moves with", obj.session_uid, chain.upper_bone, chain.lower_bone, source.session_uid, bone_name)
     return memo.relations_scoped(

@@ -16,7 +16,7 @@ import re
 from mathutils import Matrix
 
 from .. import compat
-from ..network import build, layout
+from ..network import build, layout, naming
 from . import pose
 from .bones import ChainError, chain_bones, end_bone
 
@@ -115,7 +115,7 @@ def needs_network(obj, chain) -> bool:
         chain_bones(obj, chain)
     except ChainError:
         return False
-    return obj.pose.bones.get(layout.parts(chain.upper_bone, chain.lower_bone).root) is None
+    return obj.pose.bones.get(naming.chain_parts(chain).root) is None
 
 
 def upgrade(obj) -> list[str]:

@@ -31,40 +31,31 @@ from mathutils import Euler, Matrix
 
 from ..solver import expressions
 from . import legacy as legacy_layout
-from . import rolls, spec
+from . import outputs, rolls, spec
 from .drivers import OUTPUT_PATH, make_driver
 from .edit import MechanismError, bone_collection, can_add_bones, edit_bones
 from .health import check_bones, first_users, network_owners, sharing
 from .layout import (
     COLLECTION,
-    CONSTRAINT,
-    CONTROLS_CONSTRAINT,
     CURRENT_LAYOUT,
     DESCRIPTIONS,
-    END_CONSTRAINT,
     LAYOUT,
     PROPERTIES,
     ROLLS,
     SETTINGS,
     SIDE,
-    SOURCE_CONSTRAINTS,
     TURN_MODE,
-    Parts,
     bone_path,
     built_side,
-    chain_lower,
-    end_bone_name,
     influence_path,
     legacy,
     legacy_setting_path,
-    lower_space,
     number,
-    parts,
     set_number,
     setting_path,
-    side,
     source,
 )
+from .naming import Parts, chain_lower, chain_parts, side
 from .remove import clear_constraints, clear_foreign, remove_constraint
 from .rest import EditBones, RestShape, edit_chain
 from .templates import Templates
@@ -83,7 +74,7 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float], before: float
     """The chain's settings and rolls as custom properties of its lower bone: the values there, or
     those a network of the earlier layout kept on its root bone (then removed there), or the chain's own; the
     rolls ``kept`` (:func:`.rolls.current`, the solve's), stored times the chain's side
-    (:func:`.layout.side`), which the root bone records (:data:`SIDE`). A twist stored for a network
+    (:func:`.naming.side`), which the root bone records (:data:`SIDE`). A twist stored for a network
     of side ``before`` is turned to keep its solve."""
     lower, root = obj.pose.bones[chain.lower_bone], obj.pose.bones[names.root]
     now = side(chain.lower_bone)
@@ -131,12 +122,12 @@ def _settings(obj, chain, names: Parts, kept: tuple[float, float], before: float
         lower.property_overridable_library_set(f'["{key}"]', True)
 
 
-def _influence(made: Templates, obj, bone: str, constraint: str, chain, names: Parts) -> None:
-    """Drive the influence of constraint ``constraint`` on ``bone``: on the upper bone by the
-    chain's settings, 0 where the network cannot solve (:data:`.spec.INFLUENCE`); elsewhere as the
-    upper bone's (:data:`.spec.SAME_INFLUENCE`)."""
-    path = f'constraints["{bpy.utils.escape_identifier(constraint)}"]'
-    rule = spec.INFLUENCE if bone == chain.upper_bone else spec.SAME_INFLUENCE
+def _influence(made: Templates, obj, bone: str, row: spec.Output, chain, names: Parts) -> None:
+    """Drive the influence of ``row``'s constraint on ``bone`` by its rule (:data:`.spec.OUTPUTS`)."""
+    path = f'constraints["{bpy.utils.escape_identifier(row.name)}"]'
+    rule = row.influence
+    if rule is None:  # a muted one poses nothing
+        return
     wanted = rule._replace(channel=f"{path}.{rule.channel}")
     make_driver(made, obj, bone, wanted, names, _setting_paths(obj, chain))
 
@@ -145,9 +136,9 @@ def _setting_paths(obj, chain) -> dict[str, str]:
     """Where the chain's network reads each setting: the lower bone's properties, or the root
     bone's in a network of the earlier layout (:func:`legacy`); and under :data:`OUTPUT_PATH` the
     influence of the upper bone's chain constraint."""
-    output = {OUTPUT_PATH: influence_path(chain.upper_bone, CONSTRAINT)}
+    output = {OUTPUT_PATH: influence_path(chain.upper_bone, spec.COPY_UPPER.name)}
     if legacy(obj, chain):
-        root = parts(chain.upper_bone, chain.lower_bone).root
+        root = chain_parts(chain).root
         return {name: legacy_setting_path(root, name) for name, *_ in SETTINGS} | output
     return {name: setting_path(chain.lower_bone, name) for name in PROPERTIES} | output
 
@@ -192,14 +183,11 @@ def _pose(
     _rotation_modes(made, obj, names)
     _starts(made, obj, names, start)
 
-    # The upper bone copies in world space (its solved bone has another parent; for a uniformly
-    # scaled parent frame that blends as a local blend would); the lower bone see lower_space.
-    for bone_name, solved_name, space in (
-        (chain.upper_bone, names.upper, "WORLD"),
-        (chain.lower_bone, names.lower, lower_space(obj.data.bones[chain.lower_bone])),
-    ):
-        made.constraint(bones[bone_name], "COPY_TRANSFORMS", CONSTRAINT, obj, solved_name, space)
-        _influence(made, obj, bone_name, CONSTRAINT, chain, names)
+    for bone_name, row in outputs.chain_outputs(obj, chain):
+        if row.copies:
+            solved = getattr(names, row.copies)
+            made.constraint(bones[bone_name], row.kind, row.name, obj, solved, outputs.space(obj, chain, row))
+            _influence(made, obj, bone_name, row, chain, names)
     _sync(made, obj, chain, names, rebuild=True)
 
 
@@ -226,13 +214,14 @@ def _starts(made: Templates, obj, names: Parts, start: Euler) -> None:
 
 
 def _controls_constraint(obj, chain) -> None:
-    """Make or update :data:`CONTROLS_CONSTRAINT` on the lower bone: muted, aimed at the chain's
-    target and pole (a bone's name, or none for an object)."""
-    pose_bone = obj.pose.bones[chain.lower_bone]
-    constraint = pose_bone.constraints.get(CONTROLS_CONSTRAINT)
+    """Make or update :data:`.spec.CONTROLS` on its bone: muted, aimed at the chain's target and pole
+    (a bone's name, or none for an object)."""
+    row = spec.CONTROLS
+    pose_bone = obj.pose.bones[outputs.slot_bone(obj, chain, row.slot)]
+    constraint = pose_bone.constraints.get(row.name)
     if constraint is None:
-        constraint = pose_bone.constraints.new("IK")
-        constraint.name = CONTROLS_CONSTRAINT
+        constraint = pose_bone.constraints.new(row.kind)
+        constraint.name = row.name
         constraint.chain_count = 2
         constraint.show_expanded = False
         constraint.enabled = False
@@ -251,14 +240,9 @@ def place(obj, chain) -> None:
     """Put the chain's constraints (Copy Transforms on its bones, End Rotation on the end bone)
     first or last in their bones' stacks, as ``chain.stack_position`` says: last, the chain's pose
     comes out whatever the other constraints do; first, they act on it."""
-    end = end_bone_name(obj, chain) if chain.end_rotation == "TARGET" else ""
-    for bone_name, name in (
-        (chain.upper_bone, CONSTRAINT),
-        (chain.lower_bone, CONSTRAINT),
-        (end, END_CONSTRAINT),
-    ):
-        pose_bone = obj.pose.bones.get(bone_name) if bone_name else None
-        index = pose_bone.constraints.find(name) if pose_bone is not None else -1
+    for bone_name, row in outputs.chain_outputs(obj, chain, spec.POSING):
+        pose_bone = obj.pose.bones.get(bone_name)
+        index = pose_bone.constraints.find(row.name) if pose_bone is not None else -1
         if index < 0:
             continue
         wanted = 0 if chain.stack_position == "FIRST" else len(pose_bone.constraints) - 1
@@ -293,7 +277,7 @@ def build(obj, chains, moved: list[str] | None = None) -> list[Parts]:
     if reason:
         raise MechanismError(reason)
     # Read every setting before Edit Mode: leaving it may free Python references to the chains.
-    names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
+    names = [chain_parts(chain) for chain in chains]
     kept = [rolls.current(obj, name) for name in names]  # a rebuild keeps them
     # The side the stored twist is for: the network's, or the chain's own for a first build.
     before = [built_side(obj, name) for name in names]
@@ -345,7 +329,7 @@ def sync(obj, chain) -> None:
     """Bring a built network in step with the chain's target, pole, Head/Tail and End Rotation
     (no Edit Mode). Does nothing when the network's bones are missing (the chain's status says to
     run Update Mechanism), and for a chain on an earlier chain's bones (:func:`sharing`)."""
-    names = parts(chain.upper_bone, chain.lower_bone)
+    names = chain_parts(chain)
     bones = obj.pose.bones
     if sharing(obj, chain) or any(bones.get(name) is None for name in names):
         return
@@ -357,23 +341,24 @@ def _sync(made: Templates, obj, chain, names: Parts, rebuild: bool = False) -> N
     """:func:`sync` of a chain with a whole network of its own. An End Rotation constraint there is
     kept (with what the rigger set on it) unless ``rebuild``, which makes it to its spec."""
     bones = obj.pose.bones
-    for which, name in SOURCE_CONSTRAINTS.items():
+    for which, name in spec.SOURCE.items():
         _source(bones[getattr(names, which)].constraints[name], chain, which)
-    if bones.get(chain.lower_bone) is not None:
+    if bones.get(outputs.slot_bone(obj, chain, spec.CONTROLS.slot)) is not None:
         _controls_constraint(obj, chain)
-    lower = obj.data.bones.get(chain.lower_bone)
-    end = end_bone_name(obj, chain) if chain.end_rotation == "TARGET" else ""
-    for child in lower.children if lower is not None else ():
-        if child.name != end:
-            remove_constraint(bones[child.name], END_CONSTRAINT)
+    row = spec.END_ROTATION
+    end = outputs.slot_bone(obj, chain, row.slot)
+    for holder in outputs.holders(obj, chain, row):
+        if holder != end:
+            remove_constraint(bones[holder], row.name)
     if end:
-        constraint = bones[end].constraints.get(END_CONSTRAINT)
+        constraint = bones[end].constraints.get(row.name)
         if rebuild or constraint is None:
-            remove_constraint(bones[end], END_CONSTRAINT)
-            constraint = made.template("COPY_ROTATION", END_CONSTRAINT, None)
-        _source(constraint, chain, "target")
+            remove_constraint(bones[end], row.name)
+            constraint = made.template(row.kind, row.name, None)
+        (source_name,) = row.sources
+        _source(constraint, chain, source_name)
         constraint.mix_mode = "REPLACE"
         if constraint.id_data != obj:  # a scratch template: onto the bone, with its driver
             made.copy(bones[end], constraint)
-            _influence(made, obj, end, END_CONSTRAINT, chain, names)
+            _influence(made, obj, end, row, chain, names)
     place(obj, chain)

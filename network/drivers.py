@@ -9,7 +9,8 @@ from __future__ import annotations
 from mathutils import Euler
 
 from ..solver import expressions
-from .layout import SOLVER_TOLERANCE, Parts, bone_path, chain_lower, side
+from .layout import SOLVER_TOLERANCE, bone_path
+from .naming import Parts, chain_lower, side
 from .rest import RestShape
 from .templates import Templates
 
@@ -72,7 +73,7 @@ def _expression(
 ) -> str:
     """The text of :mod:`solver.expressions` rule ``rule`` for a chain of rest ``shape``, whose
     solved lower bone starts at ``start`` (the rules that need them); ``turn``: the chain's side
-    (:func:`.layout.side`) and its lower bone's rotation mode."""
+    (:func:`.naming.side`) and its lower bone's rotation mode."""
     if rule == "influence":
         return expressions.influence()
     if rule == "same_influence":

@@ -9,26 +9,18 @@ import bpy
 from mathutils import Euler, Matrix, Quaternion
 
 from ..compat import animation_fcurves
-from . import rolls, spec
+from . import outputs, rolls, spec
 from .layout import (
     COLLECTION,
-    CONSTRAINT,
-    END_CONSTRAINT,
     INHERIT,
-    OWN_CONSTRAINTS,
     SETTINGS,
-    Parts,
     bone_path,
     bone_prefix,
-    end_bone_name,
     legacy,
     legacy_setting_path,
-    lower_space,
-    parts,
 )
-from .layout import (
-    stale_turn as stale_mode,
-)
+from .layout import stale_turn as stale_mode
+from .naming import Parts, chain_parts
 
 # Blender keeps 63 bytes of a bone's name.
 MAX_NAME_BYTES = 63
@@ -61,7 +53,7 @@ def network_owners(obj) -> dict[str, list]:
     """Each network bone name of ``obj``'s chains -> the chains whose network has it."""
     owners: dict[str, list] = {}
     for chain in obj.two_bone_ik.chains:
-        for name in parts(chain.upper_bone, chain.lower_bone):
+        for name in chain_parts(chain):
             owners.setdefault(name, []).append(chain)
     return owners
 
@@ -77,7 +69,7 @@ def check_bones(obj, chain, owners: dict[str, list] | None = None) -> None:
     if bones[chain.lower_bone].parent != bones[chain.upper_bone]:
         raise ValueError(f"bone {chain.lower_bone!r} is not a child of {chain.upper_bone!r}")
     owners = network_owners(obj) if owners is None else owners
-    mine = parts(chain.upper_bone, chain.lower_bone)
+    mine = chain_parts(chain)
     chain_bones = {chain.upper_bone, chain.lower_bone}
     for name in sorted(set(mine)):
         for other in owners.get(name, ()):
@@ -121,11 +113,11 @@ def foreign_all(obj, chains) -> list[list[str]]:
     chain_of_path = {}  # network bone path -> index of its chain in ``chains``
     kept, ours = set(), set()
     for index, chain in enumerate(chains):
-        names = parts(chain.upper_bone, chain.lower_bone)
+        names = chain_parts(chain)
         for field, name in zip(Parts._fields, names, strict=True):
             chain_of_path[bone_path(name)] = index
             pose_bone = obj.pose.bones.get(name)
-            own = OWN_CONSTRAINTS.get(field, ())
+            own = spec.OWN_CONSTRAINTS.get(field, ())
             for constraint in pose_bone.constraints if pose_bone is not None else ():
                 if constraint.name not in own:
                     found[index].append(f"the constraint '{constraint.name}' on '{name}'")
@@ -276,7 +268,7 @@ def users_parts(armature, skip=None) -> set[str]:
         for user in bpy.data.objects
         if user.data == armature and user != skip
         for chain in user.two_bone_ik.chains
-        for name in parts(chain.upper_bone, chain.lower_bone)
+        for name in chain_parts(chain)
     }
 
 
@@ -285,7 +277,7 @@ def renamed_part(obj, chain) -> tuple[str, str] | None:
     the chain lacks exactly that bone, and exactly one bone of the mechanism collection that is no
     chain's hangs from or holds one of the chain's network bones (Blender's rename kept it wired
     in: constraints, drivers and keys re-pointed). None otherwise."""
-    names = parts(chain.upper_bone, chain.lower_bone)
+    names = chain_parts(chain)
     bones = obj.data.bones
     missing = [name for name in names if bones.get(name) is None]
     collection = obj.data.collections_all.get(COLLECTION)
@@ -308,12 +300,12 @@ def renamed_part(obj, chain) -> tuple[str, str] | None:
 def problem(obj, chain, driven: frozenset | None = None) -> str:
     """Why the chain's network cannot give its pose ('' when it is whole): a bone shared with an
     earlier chain, a missing network bone, a chain bone whose Two-Bone IK constraint is missing or
-    copies another bone, or inherit settings changed since the build (lower_space). The message
+    copies another bone, or inherit settings changed since the build (network/outputs.py). The message
     says what to run."""
     other = sharing(obj, chain)
     if other:
         return f"A bone of this chain is also a bone of chain '{other}', which drives it: pick other bones"
-    names = parts(chain.upper_bone, chain.lower_bone)
+    names = chain_parts(chain)
     bones = obj.pose.bones
     missing = next((name for name in names if bones.get(name) is None), "")
     if missing:
@@ -345,18 +337,16 @@ def problem(obj, chain, driven: frozenset | None = None) -> str:
                 f"The network bone '{turned}' was keyed or turned (Bake Action of every bone does): "
                 "run Pose > Two-Bone IK > Update Mechanism"
             )
-    spaces = (
-        ("WORLD", chain.upper_bone, names.upper),
-        (lower_space(obj.data.bones[chain.lower_bone]), chain.lower_bone, names.lower),
-    )
-    for space, bone_name, solved in spaces:
-        constraint = bones[bone_name].constraints.get(CONSTRAINT)
-        if constraint is None or constraint.type != "COPY_TRANSFORMS" or constraint.subtarget != solved:
+    for bone_name, row in outputs.chain_outputs(obj, chain):
+        if not row.copies:
+            continue
+        constraint = bones[bone_name].constraints.get(row.name)
+        if constraint is None or not outputs.own(constraint, row, getattr(names, row.copies)):
             return (
                 f"'{bone_name}' lacks the chain's Copy Transforms: run Pose > Two-Bone IK > Update Mechanism "
                 "(or, on a baked rig, remove the chain)"
             )
-        if constraint.owner_space != space:
+        if constraint.owner_space != outputs.space(obj, chain, row):
             return (
                 f"The inherit settings of '{bone_name}' changed since the chain was built: "
                 "run Pose > Two-Bone IK > Update Mechanism"
@@ -367,14 +357,9 @@ def problem(obj, chain, driven: frozenset | None = None) -> str:
 def _switch_problem(obj, chain) -> str:
     """Why the chain's constraints do not follow its Influence and Enabled ('' when they do): one is
     muted, or its influence driver is gone, muted or stopped."""
-    end = end_bone_name(obj, chain) if chain.end_rotation == "TARGET" else ""
     drivers = obj.animation_data.drivers if obj.animation_data is not None else None
-    for bone_name, name in (
-        (chain.upper_bone, CONSTRAINT),
-        (chain.lower_bone, CONSTRAINT),
-        (end, END_CONSTRAINT),
-    ):
-        constraint = obj.pose.bones[bone_name].constraints.get(name) if bone_name else None
+    for bone_name, row in outputs.chain_outputs(obj, chain, spec.POSING):
+        constraint = obj.pose.bones[bone_name].constraints.get(row.name)
         if constraint is None:
             continue
         if constraint.mute:
@@ -394,7 +379,7 @@ def _switch_problem(obj, chain) -> str:
 def stale_turn(obj, chain) -> str:
     """Why the chain's lower bone's own turn about its axis is not read ('' when it is): its rotation
     mode changed since the network was built, which reads the channels of the mode it had."""
-    mode = stale_mode(obj, parts(chain.upper_bone, chain.lower_bone))
+    mode = stale_mode(obj, chain_parts(chain))
     if not mode:
         return ""
     return (
@@ -409,8 +394,8 @@ def mirrored_copy(obj, chain) -> str:
     bones (Symmetrize copies constraints; it flips their targets only to bones that exist)."""
     lower = bpy.utils.flip_name(chain.lower_bone)
     pose_bone = obj.pose.bones.get(lower) if lower != chain.lower_bone else None
-    constraint = pose_bone.constraints.get(CONSTRAINT) if pose_bone is not None else None
-    if constraint is None or constraint.subtarget != parts(chain.upper_bone, chain.lower_bone).lower:
+    constraint = pose_bone.constraints.get(spec.COPY_LOWER.name) if pose_bone is not None else None
+    if constraint is None or constraint.subtarget != chain_parts(chain).lower:
         return ""
     return (
         f"'{lower}' copies this chain's constraints (Symmetrize copies them) and follows its leg: run "

@@ -1,18 +1,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The names of a chain's network and of its settings: the network bones (:class:`Parts`), the
-custom properties on the lower bone that hold the chain's settings and rolls, and the data paths
-of both. Read by the builder, the rolls and everything that finds a chain's parts."""
+"""What a chain's network keeps besides its bones (whose names :mod:`.naming` builds): the custom
+properties on the lower bone that hold the chain's settings and rolls, what its root bone records
+(side, layout, the lower bone's rotation mode), the constraint and collection names, and the data
+paths of all of them."""
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import bpy
 
-from . import spec
+from .naming import Parts, chain_lower, chain_parts, side
 
-PREFIX = "MCH-IK-"
 # The solver's tolerance for the network and the status: Blender stores bones and matrices in
 # float32 (contract D2).
 SOLVER_TOLERANCE = 1e-6
@@ -37,7 +36,7 @@ PROPERTIES = {
     "lower_roll": "IK Lower Roll",
 }
 # The custom property of a network's root bone that says its chain's side (-1 right, 1 left or
-# middle: :func:`side`), which the angles above are stored in. Networks built before it (no such
+# middle: :func:`.naming.side`), which the angles above are stored in. Networks built before it (no such
 # property) read the angles as they are and not the lower bone's own turn (:func:`reads_own_turn`).
 SIDE = "IK Side"
 # The custom property of a network's root bone that names the rotation mode whose channels of the
@@ -69,38 +68,6 @@ DESCRIPTIONS = {
     "lower_roll": "Turn of the Two-Bone IK chain's lower bone about its own axis, added to the turn of its "
     "own rotation (Snap IK to FK sets it)",
 }
-
-
-class Parts(NamedTuple):
-    """The names of one chain's network bones."""
-
-    root: str
-    target: str
-    aim: str
-    pole: str
-    hint: str
-    roll: str
-    end: str
-    hinge: str
-    upper: str
-    lower: str
-
-
-def parts(upper_bone: str, lower_bone: str) -> Parts:
-    """The network bone names of the chain on ``upper_bone``/``lower_bone``."""
-    base = f"{PREFIX}{lower_bone}-"
-    return Parts(
-        root=f"{base}root",
-        target=f"{base}target",
-        aim=f"{base}aim",
-        pole=f"{base}pole",
-        hint=f"{base}hint",
-        roll=f"{base}roll",
-        end=f"{base}end",
-        hinge=f"{base}hinge",
-        upper=f"{PREFIX}{upper_bone}",
-        lower=f"{PREFIX}{lower_bone}",
-    )
 
 
 def bone_path(name: str) -> str:
@@ -143,33 +110,10 @@ def source(chain, which: str) -> tuple[object, str]:
     return obj, getattr(chain, f"{which}_bone") if obj is not None and obj.type == "ARMATURE" else ""
 
 
-def chain_lower(names: Parts) -> str:
-    """The lower chain bone of the network ``names`` (``MCH-IK-<lower>`` is its solved bone)."""
-    return names.lower[len(PREFIX) :]
-
-
-# The bone collection of the networks' bones, and the names of the chain's constraints.
+# The bone collection of the networks' bones.
 COLLECTION = "Two-Bone IK Mechanism"
-CONSTRAINT = spec.OUTPUT
-END_CONSTRAINT = spec.END_OUTPUT
-# A muted IK constraint on the lower bone that names the chain's target and pole: it poses nothing,
-# and Blender's Select > Constraint Target finds the controls through it, as for its own IK.
-CONTROLS_CONSTRAINT = "Two-Bone IK Controls"
 # The inherit settings the root bone copies from the upper bone when it is built.
 INHERIT = ("use_connect", "use_inherit_rotation", "inherit_scale", "use_local_location")
-# The network's Copy Location of each of the chain's sources, on the network bone of that field.
-SOURCE_CONSTRAINTS = spec.SOURCE
-# The constraints the network puts on its own bones (network bone field -> constraint names).
-OWN_CONSTRAINTS = spec.OWN_CONSTRAINTS
-
-
-def lower_space(lower) -> str:
-    """The space the lower bone copies its solved bone in: local (its influence blends relative to
-    its own parent, as the solved bone's rest is the same offset from the solved upper bone) when
-    it inherits as Blender's defaults do; world (exact at full influence, blended as Blender blends
-    constraints) when an inherit flag makes local transforms mean something else."""
-    default = lower.use_inherit_rotation and lower.inherit_scale == "FULL" and lower.use_local_location
-    return "LOCAL" if default else "WORLD"
 
 
 def bone_prefix(path: str) -> str:
@@ -206,40 +150,12 @@ def built_layout(obj, names: Parts) -> int:
 def legacy(obj, chain) -> bool:
     """Whether the chain's network is of layout 2 (settings on its root bone, rolls in its solved
     bones' channels): it plays as built, and Update Mechanism moves its keys."""
-    return built_layout(obj, parts(chain.upper_bone, chain.lower_bone)) == 2
-
-
-def end_bone_name(obj, chain) -> str:
-    """The bone End Rotation turns: ``chain.end_bone`` when it is a child of the lower bone, else
-    the lower bone's first child; '' when there is none."""
-    lower = obj.data.bones.get(chain.lower_bone)
-    if lower is None:
-        return ""
-    if chain.end_bone:
-        return chain.end_bone if lower.children.get(chain.end_bone) is not None else ""
-    return lower.children[0].name if len(lower.children) else ""
-
-
-def side(bone_name: str) -> float:
-    """-1.0 when ``bone_name`` is the right one of a mirrored pair by Blender's naming rule (the rule
-    Paste X-Flipped Pose, X-Axis Mirror and Symmetrize pair bones by: ``shin.R``, ``Right_shin``,
-    ``r_shin``), else 1.0 (a left bone, or one with no side).
-
-    The chain's angles (Twist, the rolls) are stored times its side, so that the same value on both
-    sides of a mirrored rig gives mirrored poses, and Blender's tools, which copy custom properties
-    unchanged, mirror them (docs/contract.md, D9 and D11)."""
-    flipped = bpy.utils.flip_name(bone_name)
-    if flipped == bone_name:
-        return 1.0
-    first = next(
-        index for index, (mine, other) in enumerate(zip(bone_name, flipped, strict=False)) if mine != other
-    )
-    return -1.0 if bone_name[first] in "Rr" else 1.0
+    return built_layout(obj, chain_parts(chain)) == 2
 
 
 def built_side(obj, names: Parts) -> float:
     """The side the chain's network was built for (:data:`SIDE` on its root bone), 1.0 for a network
-    built before sides, the lower bone's :func:`side` for a chain with no network yet (it is built
+    built before sides, the lower bone's :func:`.naming.side` for a chain with no network yet (it is built
     for it): what the stored angles are multiplied by to give the solve's."""
     root = obj.pose.bones.get(names.root)
     if root is None:

@@ -30,14 +30,12 @@ from . import rolls
 from .layout import (
     PROPERTIES,
     SETTINGS,
-    Parts,
     bone_path,
-    chain_lower,
     legacy_setting_path,
     reads_own_turn,
     setting_path,
-    side,
 )
+from .naming import Parts, chain_lower, side
 
 
 def _actions_fcurves(obj) -> list:

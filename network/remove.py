@@ -10,22 +10,24 @@ import contextlib
 import bpy
 
 from ..compat import animation_fcurves
+from . import outputs, spec
 from .edit import can_add_bones, edit_bones, in_mode
 from .health import first_users, renamed_part, sharing, users_parts
 from .layout import (
     COLLECTION,
-    CONSTRAINT,
-    CONTROLS_CONSTRAINT,
-    END_CONSTRAINT,
     PROPERTIES,
-    Parts,
     bone_path,
     bone_prefix,
     influence_path,
     legacy_setting_path,
-    parts,
     setting_path,
 )
+from .naming import Parts, chain_parts
+
+# The names of the chain's constraints that pose (each has an influence driver), and of those on its
+# upper and lower bones (:data:`.spec.OUTPUTS`).
+POSING_NAMES = frozenset(row.name for row in spec.POSING)
+CHAIN_BONE_NAMES = frozenset(row.name for row in spec.OUTPUTS if row.slot != "end")
 
 
 def _driven_constraints(obj, influences: set[str]) -> tuple[set[str], set[tuple[str, str]]]:
@@ -64,7 +66,7 @@ def _driven_pass(obj, animation, influences: set[str], paths: set[str], constrai
         except ValueError:  # the bone is gone: only the driver is left
             paths.add(path)
             continue
-        if constraint.name in (CONSTRAINT, END_CONSTRAINT):  # a rigger's own switch reading it stays
+        if constraint.name in POSING_NAMES:  # a rigger's own switch reading it stays
             paths.add(path)
             constraints.add((pose_bone.name, constraint.name))
             found.add(path)
@@ -85,7 +87,7 @@ def remove(obj, chains) -> None:
     chains = [chain for chain in chains if not sharing(obj, chain, users)]
     if not chains:
         return
-    names = [parts(chain.upper_bone, chain.lower_bone) for chain in chains]
+    names = [chain_parts(chain) for chain in chains]
     # The settings' bone: the lower bone, or where its drivers read them after a rename.
     holders = {chain.lower_bone for chain in chains} | _settings_read(obj, names)
     settings = {setting_path(holder, name) for holder in holders for name in PROPERTIES}
@@ -93,12 +95,10 @@ def remove(obj, chains) -> None:
     read |= {legacy_setting_path(name.root, "influence") for name in names}
     influences, constraints = _driven_constraints(obj, read)
     for chain in chains:
-        constraints |= {(bone, CONSTRAINT) for bone in (chain.upper_bone, chain.lower_bone)}
-        constraints |= {(holder, CONTROLS_CONSTRAINT) for holder in holders}
-        lower = obj.data.bones.get(chain.lower_bone)
-        constraints |= {
-            (child.name, END_CONSTRAINT) for child in (lower.children if lower is not None else ())
-        }
+        for row in spec.OUTPUTS:
+            constraints |= {(bone, row.name) for bone in outputs.holders(obj, chain, row)}
+    # The muted one has no driver to find it by after a rename: on every settings' bone too.
+    constraints |= {(holder, spec.CONTROLS.name) for holder in holders}
     network = {name for chain_names in names for name in chain_names}
     # A network bone renamed by hand (the status names it) goes too, with what is wired to it.
     network |= {found[1] for chain in chains if (found := renamed_part(obj, chain)) is not None}
@@ -151,7 +151,7 @@ def _settings_read(obj, names: list[Parts]) -> set[str]:
     found = set()
     for fcurve in drivers:
         path = fcurve.data_path
-        if not path.endswith(".influence") or f'.constraints["{CONSTRAINT}"]' not in path:
+        if not path.endswith(".influence") or f'.constraints["{spec.COPY_UPPER.name}"]' not in path:
             continue
         try:
             constraint = obj.path_resolve(path.removesuffix(".influence"))
@@ -195,7 +195,7 @@ def clear_constraints(obj, chains_names: list[Parts], chain_bones: list[str]) ->
     ours = {
         (bone, name)
         for bone in chain_bones
-        for name in (CONSTRAINT, CONTROLS_CONSTRAINT)
+        for name in CHAIN_BONE_NAMES
         if (pose_bone := bones.get(bone)) is not None and pose_bone.constraints.get(name) is not None
     }
     _remove_fcurves(obj, set(), {influence_path(bone, name) for bone, name in ours})

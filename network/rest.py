@@ -10,7 +10,8 @@ from typing import NamedTuple
 from mathutils import Matrix, Vector
 
 from . import spec
-from .layout import INHERIT, Parts
+from .layout import INHERIT
+from .naming import Parts
 
 # A straight chain's bend normal is the upper bone's X axis below this relative cross product.
 PARALLEL = 1e-6

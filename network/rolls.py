@@ -13,7 +13,7 @@ them; the functions here take and give the solve's angles. The lower bone's own 
 The upper roll turns the hinge bone about its Y (the upper segment at rest) before its bend (Euler
 YXZ); the lower roll turns the solved lower bone about its own Y before its Damped Track (Euler
 YXZ, the track's start in the other channels). Functions take the chain's network names
-(:func:`.layout.parts`).
+(:func:`.naming.parts`).
 
 Networks of the earlier layout kept the rolls in the solved bones' own channels (an axis-angle and a
 quaternion that also held the track's start, undoing the upper roll): :func:`legacy_current`
@@ -27,7 +27,8 @@ import math
 
 from mathutils import Euler, Matrix, Vector
 
-from .layout import PROPERTIES, ROLLS, bone_path, built_side, chain_lower, number, set_number
+from .layout import PROPERTIES, ROLLS, bone_path, built_side, number, set_number
+from .naming import chain_lower
 
 
 def _frames(obj, names) -> tuple[Vector, Matrix, Matrix]:

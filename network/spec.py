@@ -6,7 +6,7 @@ the foreign-part and rename checks and Remove read it; ``docs/how-it-works.md`` 
 table (``tests/static/network_table.py`` writes it), and a test keeps the two equal. No bpy: the
 table is data.
 
-Names are :class:`.layout.Parts` fields (``root``, ``target``, ...; ``upper`` and ``lower`` are the
+Names are :class:`.naming.Parts` fields (``root``, ``target``, ...; ``upper`` and ``lower`` are the
 solved bones ``MCH-IK-<upper>`` and ``MCH-IK-<lower>``). A constraint's target is such a field, or
 with ``source`` the chain's own target or pole (its names in :data:`SOURCE`). Spaces are
 Blender's; ``CUSTOM`` is the root bone's space, where the chain's bones are rigid
@@ -22,7 +22,7 @@ class Variable(NamedTuple):
     """A driver variable. ``kind``: ``distance`` (between ``bones``, in ``space``), ``transform``
     (``channel`` of ``bones[0]`` in ``space``), ``property`` (``channel``, a data path from
     ``bones[0]``), ``setting`` (the chain's setting or roll ``channel``, a custom property of its
-    lower bone), ``output`` (the influence of the upper chain bone's :data:`OUTPUT`), ``own`` (the
+    lower bone), ``output`` (the influence of the upper chain bone's :data:`COPY_UPPER`), ``own`` (the
     lower chain bone's rotation channels of its rotation mode, read by path: their variables are
     :func:`solver.expressions.own_turn`'s; a path, unlike a transform-channel variable, depends
     on the bone's own channels only, not on its Copy Transforms of the network: no cycle)."""
@@ -249,11 +249,8 @@ NETWORK: tuple[Bone, ...] = (
     ),
 )
 
-# The chain bones' own constraint, copying their solved bone, and with End Rotation Target the end
-# bone's Copy Rotation of the target: the upper bone's driven by INFLUENCE, the others by
-# SAME_INFLUENCE.
-OUTPUT = "Two-Bone IK"
-END_OUTPUT = "Two-Bone IK End Rotation"
+# The chain's influence: on the upper bone's Copy Transforms by the chain's settings, 0 where the
+# network cannot solve; the others take the upper bone's (SAME_INFLUENCE), its checks evaluated once.
 INFLUENCE = Driver(
     "influence",
     -1,
@@ -267,9 +264,69 @@ INFLUENCE = Driver(
         Variable("s", "transform", ("root",), "WORLD_SPACE", "SCALE_Y"),
     ),
 )
-
-# The lower bone's and the end bone's: the upper bone's influence, its checks evaluated once.
 SAME_INFLUENCE = Driver("influence", -1, "same_influence", (Variable("w", "output"),))
+
+
+class Output(NamedTuple):
+    """A constraint the chain puts on a bone of its own: the chain's edge, where the network's solve
+    reaches the rig. ``slot``: ``upper`` and ``lower`` (the chain bones) or ``end`` (the lower bone's
+    child End Rotation turns, with End Rotation Target only). ``kind``: Blender's type. ``copies``:
+    the solved bone (a field) it copies, or ``sources``: the chain's own target and pole it aims at.
+    ``space``: its owner space (``LOWER``: local where the lower bone inherits as Blender's defaults
+    do, else world: network/outputs.py). ``influence``: its driver; None for one kept muted, which
+    poses nothing. The posing ones sit first or last in their stacks (the chain's Constraint
+    Position)."""
+
+    name: str
+    slot: str
+    kind: str
+    copies: str = ""
+    sources: tuple[str, ...] = ()
+    space: str = "WORLD"
+    influence: Driver | None = None
+    does: str = ""
+
+
+OUTPUT = "Two-Bone IK"
+OUTPUTS: tuple[Output, ...] = (
+    Output(
+        OUTPUT,
+        "upper",
+        "COPY_TRANSFORMS",
+        copies="upper",
+        influence=INFLUENCE,
+        does="the upper bone takes its solved bone (world: the solved bone has another parent)",
+    ),
+    Output(
+        OUTPUT,
+        "lower",
+        "COPY_TRANSFORMS",
+        copies="lower",
+        space="LOWER",
+        influence=SAME_INFLUENCE,
+        does="the lower bone takes its solved bone",
+    ),
+    Output(
+        "Two-Bone IK End Rotation",
+        "end",
+        "COPY_ROTATION",
+        sources=("target",),
+        influence=SAME_INFLUENCE,
+        does="with End Rotation Target, the end bone takes the target's rotation",
+    ),
+    Output(
+        "Two-Bone IK Controls",
+        "lower",
+        "IK",
+        sources=("target", "pole"),
+        does="a muted IK naming the target and pole: Select > Constraint Target finds them, as for "
+        "Blender's IK",
+    ),
+)
+COPY_UPPER, COPY_LOWER, END_ROTATION, CONTROLS = OUTPUTS
+# The chain's constraints that pose its bones (a muted one poses nothing).
+POSING = tuple(output for output in OUTPUTS if output.influence is not None)
+OUTPUT_NAMES = frozenset(output.name for output in OUTPUTS)
 
 # The constraints on each network bone (field -> names), and the drivers (field -> (channel, index)).
 OWN_CONSTRAINTS = {
@@ -305,3 +362,33 @@ START = {
 START_DRIVEN = {bone.field: START[bone.start] for bone in NETWORK if bone.start}
 for _field, _channels in START_DRIVEN.items():
     DRIVERS[_field] += _channels
+
+
+def _moving_with(source: str) -> tuple[str, ...]:
+    """The fields of the network bones that move with the chain's ``source`` ("target" or "pole"):
+    those whose constraint copies it, and every bone parented to, aimed at or driven by one of
+    those, in the table's order."""
+    found: set[str] = set()
+    while True:
+        more = {
+            bone.field
+            for bone in NETWORK
+            if bone.field not in found and (bone.parent in found or _reads(bone, found, source))
+        }
+        if not more:
+            return tuple(bone.field for bone in NETWORK if bone.field in found)
+        found |= more
+
+
+def _reads(bone: Bone, fields: set[str], source: str) -> bool:
+    """Whether ``bone``'s constraints or drivers read the chain's ``source`` or one of ``fields``."""
+    drivers = (*bone.drivers, *(c.influence for c in bone.constraints if c.influence is not None))
+    read = {c.target for c in bone.constraints} | {
+        name for driver in drivers for variable in driver.variables for name in variable.bones
+    }
+    return any(c.source == source for c in bone.constraints) or bool(read & fields)
+
+
+# The network bones that move with the chain's target: a target or pole that follows one of them
+# (or a chain bone, which copies them) would chase itself, a cycle.
+MOVING_WITH_TARGET = _moving_with("target")

@@ -58,7 +58,7 @@ def _clear(obj, tool: str) -> bool:
         for bone in obj.data.bones:
             package().compat.bone_selection_owner(obj, bone.name).select = True
     chain = obj.two_bone_ik.chains[0] if len(obj.two_bone_ik.chains) else None
-    names = package().network.layout.parts(chain.upper_bone, chain.lower_bone) if chain else None
+    names = package().network.naming.chain_parts(chain) if chain else None
     hint = obj.pose.bones.get(names.hint) if names is not None else None
     rest = {"location": (0.0, 0.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0), "scale": (1.0,) * 3}
     if hint is not None:
@@ -132,7 +132,7 @@ def test_a_network_built_before_keeps_playing_and_update_mechanism_adds_the_star
     rebuilds it with the drivers, after which the tool leaves it following, OK."""
     obj, _, chain = leg_with_ik_twin()
     network = package().network
-    names = network.layout.parts("thigh", "shin")
+    names = network.naming.parts("thigh", "shin")
     removed = 0
     for field, channels in network.spec.START_DRIVEN.items():
         for channel, index in channels:

@@ -91,7 +91,7 @@ def test_a_network_built_before_keeps_playing_and_update_mechanism_adds_the_mode
     rebuilds it with the drivers, after which the same tool leaves it following."""
     obj, _, chain = leg_with_ik_twin()
     network = package().network
-    names = network.layout.parts("thigh", "shin")
+    names = network.naming.parts("thigh", "shin")
     for field in network.spec.MODE_DRIVEN:
         assert obj.driver_remove(f'pose.bones["{getattr(names, field)}"].rotation_mode')
     bpy.context.view_layer.update()

@@ -373,7 +373,7 @@ def test_bake_action_keys_the_mechanism_bones_and_the_chain_settings():
     obj = build_rig()
     bake_action(obj, clear_constraints=True)
     network = {bone.name for bone in obj.data.bones if bone.name.startswith("MCH-IK-")}
-    assert network == set(package().network.layout.parts("thigh", "shin")) and network <= keyed_bones(obj)
+    assert network == set(package().network.naming.parts("thigh", "shin")) and network <= keyed_bones(obj)
     paths = {fc.data_path for fc in fcurves(obj)}
     assert 'pose.bones["shin"]["IK Enabled"]' in paths
     assert 'pose.bones["shin"]["IK Influence"]' in paths

@@ -103,8 +103,7 @@ def test_a_rig_edit_that_makes_a_cycle_shows_at_once(leg, edit):
 
 def test_a_constraint_added_to_the_network_shows_at_once(leg):
     """A constraint added by hand to a network bone: the kept list of what was added is forgotten."""
-    network = package().network.layout
-    names = network.parts("thigh", "shin")
+    names = package().network.naming.parts("thigh", "shin")
     leg.pose.bones[names.target].constraints.new("LIMIT_LOCATION")
     bpy.context.view_layer.update()
     _, line, _ = drawn(chain_of(leg))

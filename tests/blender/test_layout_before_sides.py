@@ -48,7 +48,7 @@ def test_a_file_made_before_sides_plays_as_before_and_update_mechanism_keeps_it(
     bpy.ops.wm.open_mainfile(filepath=str(path))
     obj, scene = bpy.data.objects["Legs"], bpy.context.scene
     layout = package().network.layout
-    names = layout.parts("thigh.R", "shin.R")
+    names = package().network.naming.parts("thigh.R", "shin.R")
     assert not layout.reads_own_turn(obj, names) and layout.built_side(obj, names) == 1.0
     for frame, wanted in recorded["frames"].items():
         scene.frame_set(int(frame))

@@ -23,7 +23,7 @@ def current() -> int:
 def test_a_new_chain_records_the_current_layout(scene):
     obj, chain = base_rig()
     layout = package().network.layout
-    root = obj.pose.bones[layout.parts(chain.upper_bone, chain.lower_bone).root]
+    root = obj.pose.bones[package().network.naming.chain_parts(chain).root]
     assert root[layout.LAYOUT] == current() == chain.layout == max(layout.LAYOUTS)
 
 

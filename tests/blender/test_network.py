@@ -107,7 +107,7 @@ def expected(obj, target, pole, depsgraph=None, **settings):
     """The solver's (joint, end) in armature space from the evaluated root, target and pole."""
     ev = evaluated(obj, depsgraph)
     to_armature = ev.matrix_world.inverted()
-    names = layout().parts("thigh", "shin")
+    names = importlib.import_module(f"{MODULE}.network.naming").parts("thigh", "shin")
     root = ev.pose.bones[names.root]
     scale = root.matrix.to_scale()[1]
     a, b = lengths(obj)
@@ -487,7 +487,11 @@ def test_enabled_is_a_boolean_whose_keys_step(scene, how, interpolation):
         bpy.context.scene.frame_set(frame)
         on = frame < 11
         assert chain.enabled == on, frame
-        influence = obj.pose.bones["shin"].constraints[layout().CONSTRAINT].influence
+        influence = (
+            obj.pose.bones["shin"]
+            .constraints[importlib.import_module(f"{MODULE}.network.spec").OUTPUT]
+            .influence
+        )
         assert influence == (1.0 if on else 0.0), frame
 
 

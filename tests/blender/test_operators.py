@@ -115,7 +115,7 @@ def chain_parts(upper: str, lower: str, end: str = "") -> tuple[list, list, list
     """The :func:`mechanism_parts` of the chain on ``upper``/``lower``: its native network's bones
     (network/build.py's table), the Copy Transforms on both chain bones (and End Rotation's Copy
     Rotation on ``end`` when given) and their influence drivers."""
-    names = package().network.layout.parts(upper, lower)
+    names = package().network.naming.parts(upper, lower)
     constraints = [(upper, "Two-Bone IK"), (lower, "Two-Bone IK")]
     if end:
         constraints.append((end, "Two-Bone IK End Rotation"))

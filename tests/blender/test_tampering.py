@@ -154,7 +154,7 @@ def test_a_network_bone_renamed_by_hand_is_named_in_the_status_and_named_back(sc
     the rebuild leaves no copy behind and the keyed Influence still plays."""
     obj, chain = _leg()
     key_setting(chain, "influence", 1)
-    name = getattr(package().network.layout.parts("thigh", "shin"), part)
+    name = getattr(package().network.naming.parts("thigh", "shin"), part)
     obj.data.bones[name].name = "renamed by hand"
     bpy.context.view_layer.update()
     assert chain.state == "ERROR", chain.status
@@ -176,7 +176,7 @@ def test_remove_takes_a_network_bone_renamed_by_hand(scene, part):
     that bone with its constraint, driver and the network's bone collection, and a depsgraph error
     on every rebuild. It goes under its new name now, and the FK pose is back."""
     obj, _ = _leg()
-    name = getattr(package().network.layout.parts("thigh", "shin"), part)
+    name = getattr(package().network.naming.parts("thigh", "shin"), part)
     obj.data.bones[name].name = "renamed by hand"
     bpy.context.view_layer.update()
     with bpy.context.temp_override(active_object=obj, object=obj):

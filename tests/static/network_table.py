@@ -19,6 +19,22 @@ def _constraint_text(constraint) -> str:
     return f"{constraint.name}: {constraint.kind.replace('_', ' ').title()} of {aimed}{space}{driven}"
 
 
+# The chain's own bones, by slot (network/spec.py, Output.slot).
+SLOTS = {
+    "upper": "`U` (chain bone)",
+    "lower": "`L` (chain bone)",
+    "end": "the end bone (End Rotation Target)",
+}
+
+
+def _output_text(output) -> str:
+    aimed = f"`{_name(output.copies)}`" if output.copies else "the chain's " + " and ".join(output.sources)
+    space = ", local where `L` inherits as Blender's defaults do" if output.space == "LOWER" else ""
+    driven = f", influence `{output.influence.rule}`" if output.influence else ", muted"
+    kind = "IK" if output.kind == "IK" else output.kind.replace("_", " ").title()
+    return f"{output.name}: {kind} of {aimed}{space}{driven}"
+
+
 def table(spec) -> str:
     """The network's bones of ``spec`` (network/spec.py) as a Markdown table, as
     ``docs/how-it-works.md`` shows them: bone, parent,
@@ -36,9 +52,6 @@ def table(spec) -> str:
         f"| {moded} | - | rotation_mode: a constant, the mode above | their Euler mode, put back "
         "when a tool sets another |"
     )
-    rows.append(
-        f"| `U`, `L` (the chain bones) | - | {spec.OUTPUT}: Copy Transforms of `MCH-IK-U`, `MCH-IK-L`, "
-        f"influence `{spec.INFLUENCE.rule}` on `U`, `{spec.SAME_INFLUENCE.rule}` (`U`'s) on `L` | "
-        "the solve, or their own pose where it cannot be made |"
-    )
+    for output in spec.OUTPUTS:
+        rows.append(f"| {SLOTS[output.slot]} | - | {_output_text(output)} | {output.does} |")
     return "\n".join(rows)

@@ -2,6 +2,7 @@
 """The files that ship with the extension, parsed: what the static rules read (no bpy)."""
 
 import ast
+import importlib.util
 import pathlib
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -28,3 +29,11 @@ def parsed() -> list[tuple[str, ast.Module]]:
         (path.relative_to(REPO).as_posix(), ast.parse(path.read_text(encoding="utf-8"), str(path)))
         for path in extension_files()
     ]
+
+
+def network_spec():
+    """network/spec.py, loaded alone (it is data: no bpy, no package)."""
+    found = importlib.util.spec_from_file_location("network_spec", REPO / "network" / "spec.py")
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
+    return module

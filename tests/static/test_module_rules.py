@@ -12,7 +12,6 @@
 import ast
 import pathlib
 
-import pytest
 from shipped import REPO, extension_files, parsed
 
 MAX_LINES = 450
@@ -110,35 +109,3 @@ def long_modules(files) -> list[str]:
 
 def test_no_shipped_module_is_over_the_size_limit():
     assert long_modules(extension_files()) == []
-
-
-FILES = {"network/build.py", "network/layout.py", "network/__init__.py", "chain/reading.py"}
-
-
-@pytest.mark.parametrize(
-    ("name", "source", "wrong"),
-    [
-        ("network/build.py", "from .layout import PREFIX  # noqa: F401\n", True),
-        ("network/build.py", "from .layout import PREFIX\nname = PREFIX + 'x'\n", False),
-        ("network/build.py", "from .layout import PREFIX as P\nP\n", False),
-        ("network/__init__.py", "from .layout import PREFIX\n__all__ = ['PREFIX']\n", False),
-        ("network/__init__.py", "from .layout import PREFIX, parts\n__all__ = ['PREFIX']\n", True),
-        ("network/build.py", "import math\n", False),  # not the extension's: ruff's business
-    ],
-)
-def test_the_facade_rule_finds_what_it_should(name, source, wrong):
-    assert bool(passed_on(name, ast.parse(source))) == wrong
-
-
-@pytest.mark.parametrize(
-    ("source", "wrong"),
-    [
-        ("from ..network import build as network\n", True),
-        ("from ..network import layout as build\n", True),
-        ("from ..network import build\n", False),
-        ("from ..network import build as network_build\n", False),
-        ("from ..network.layout import parts as network\n", False),  # a name, not a module
-    ],
-)
-def test_the_module_name_rule_finds_what_it_should(source, wrong):
-    assert bool(disguised("chain/reading.py", ast.parse(source), FILES)) == wrong
