@@ -13,7 +13,7 @@ from __future__ import annotations
 from mathutils import Matrix, Vector
 
 from ..chain import pose, sources
-from ..chain.bones import ChainError, chain_bones, checked_bones, end_bone
+from ..chain.bones import ChainError, chain_bone_slots, checked_bones, end_bone
 from ..network import naming, outputs, spec
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
@@ -37,7 +37,7 @@ def check_channels(obj, chain, remedy: str = "or bake with Blender's Bake Action
     one of its bones (Constraint Position Last, as on Rigify's ORG bones) is overridden by the
     chain's Copy Transforms while the chain is on, and acts on the channels once it is off.
     Constraints after the chain's act on the result either way. ``remedy`` ends the message."""
-    chain_bones(obj, chain)
+    chain_bone_slots(obj, chain)  # raises for missing bones or a wrong End Bone
     for name, row in outputs.chain_outputs(obj, chain, spec.POSING):
         for constraint in obj.pose.bones[name].constraints:
             if constraint.name == row.name:

@@ -197,8 +197,11 @@ def unique_name(names, wanted: str) -> str:
 
 def chain_bone_slots(obj, chain) -> list[tuple[str, str]]:
     """(slot, bone name) of every bone the chain poses: "upper", "lower", and "end" when End
-    Rotation is Target (network/outputs.py). Raises ChainError when the chain's bones are missing."""
-    chain_bones(obj, chain)
+    Rotation is Target (network/outputs.py). Raises ChainError when the chain's bones are missing,
+    or End Rotation is Target and its End Bone is not a child of the lower bone."""
+    lower = chain_bones(obj, chain)[1]
+    if chain.end_rotation == "TARGET":
+        end_bone(chain, lower)  # raises for an End Bone that is not a child, as the status says
     return outputs.slots(obj, chain)
 
 

@@ -57,7 +57,7 @@ def _moves_with(obj, chain, source, bone_name: str) -> bool:
     mesh): a cycle, the chain would chase its own target."""
     names = naming.chain_parts(chain)
     moving = {getattr(names, field) for field in spec.MOVING_WITH_TARGET}
-    moving |= {bone for bone, _ in outputs.slots(obj, chain)}
+    moving |= {bone for _, bone in outputs.slots(obj, chain)}
     # A question of the rig's relations alone: the panel keeps its answer until they change.
     key = ("moves with", obj.session_uid, chain.upper_bone, chain.lower_bone, source.session_uid, bone_name)
     return memo.relations_scoped(

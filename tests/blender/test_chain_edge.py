@@ -7,7 +7,19 @@ from __future__ import annotations
 
 import bpy
 import pytest
-from blender_rig import add_chain_at, make_leg_with_foot, package, run
+from blender_rig import (
+    BASE_SHIN,
+    BASE_THIGH,
+    add_chain,
+    add_chain_at,
+    leg_bones,
+    make_armature,
+    make_empty,
+    make_leg_with_foot,
+    package,
+    run,
+    set_mode,
+)
 
 SLOTS = {"upper": "thigh", "lower": "shin", "end": "foot"}
 
@@ -77,3 +89,37 @@ def test_remove_takes_every_row(scene):
     bpy.context.view_layer.update()
     assert run(bpy.ops.pose.two_bone_ik_remove, obj, all_chains=True) == {"FINISHED"}
     assert _chain_constraints(obj) == set()
+
+
+@pytest.mark.parametrize(("named", "end_rotation"), [("upper", "FK"), ("lower", "FK"), ("end", "TARGET")])
+def test_a_pole_under_a_bone_named_as_a_slot_is_no_cycle(scene, named, end_rotation):
+    """A rig's own bone named as a slot ("upper", "lower", "end") is not one of the chain's bones:
+    a pole under it does not move with the chain."""
+    bones = [(named, (0, -0.5, 1.0), (0, -0.5, 1.4), None, False)]
+    bones += [
+        *leg_bones(BASE_THIGH, BASE_SHIN[1], (0, 2, 0.4)),
+        ("pole", (1.2, 0.5, 0.5), (1.2, 0.5, 0.7), named, False),
+    ]
+    obj = make_armature("Leg", bones)
+    chain = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), None)
+    chain.pole, chain.pole_bone, chain.end_rotation = obj, "pole", end_rotation
+    bpy.context.view_layer.update()
+    assert chain.state == "OK", chain.status
+
+
+def test_snap_ik_to_fk_refuses_an_end_bone_that_is_no_child(scene):
+    """End Rotation Target with an End Bone that is not the lower bone's child: the status is an
+    error, and Snap IK to FK refuses the chain, as Bake and Apply do, moving nothing."""
+    bones = [
+        *leg_bones(BASE_THIGH, BASE_SHIN[1], (0, 2, 0.4)),
+        ("toe", (0, 2.5, 0), (0, 2.5, 0.3), None, False),
+    ]
+    obj = make_armature("Leg", bones)
+    chain = add_chain(obj, make_empty("Target", (1.2, 0, 0.5)), make_empty("Pole", (1.2, 0.5, 0.5)))
+    chain.end_rotation, chain.end_bone = "TARGET", "toe"
+    bpy.context.view_layer.update()
+    assert chain.state == "ERROR" and "not a child" in chain.status
+    set_mode(obj, "POSE")
+    with pytest.raises(RuntimeError, match="not a child"):
+        run(bpy.ops.pose.two_bone_ik_snap_ik_to_fk, obj, chain="shin")
+    assert tuple(bpy.data.objects["Target"].location) == pytest.approx((1.2, 0, 0.5))
