@@ -67,9 +67,22 @@ def copies(obj) -> dict[str, list[str]]:
     return found
 
 
-def _old_parts(lower: str, suffix: str, upper_solved: str) -> naming.Parts:
-    """The joined network's bone names: the chain's names with Join's suffix."""
-    return naming.suffixed(naming.parts("", lower), suffix)._replace(upper=upper_solved)
+def _old_parts(obj, lower: str, suffix: str) -> naming.Parts | None:
+    """The joined network's bone names: the chain's names with Join's suffix, and its solved bones
+    found where the spec puts them (each the child of its parent field: the solved upper bone of
+    the hinge, the solved lower bone of the solved upper), since Join may have renamed them
+    otherwise (``MCH-IK-c.d.002`` for ``MCH-IK-c.d.001``, as it renames ``c.d.001``). None when
+    they are not there."""
+    names = naming.suffixed(naming.parts("", lower), suffix)
+    bones = obj.data.bones
+    for field in ("upper", "lower"):
+        parent = bones.get(getattr(names, next(bone.parent for bone in spec.NETWORK if bone.field == field)))
+        children = [child.name for child in parent.children] if parent is not None else []
+        solved = [name for name in children if naming.is_network_bone(name)]
+        if len(solved) != 1:
+            return None
+        names = names._replace(**{field: solved[0]})
+    return names
 
 
 def _chain_bones(obj, old: naming.Parts) -> tuple[str, str] | None:
@@ -80,7 +93,7 @@ def _chain_bones(obj, old: naming.Parts) -> tuple[str, str] | None:
         if copy is None or copy.subtarget != old.lower or parent is None:
             continue
         parent_copy = parent.constraints.get(spec.OUTPUT)
-        if parent_copy is not None and naming.is_network_bone(parent_copy.subtarget):
+        if parent_copy is not None and parent_copy.subtarget == old.upper:
             return parent.name, pose_bone.name
     return None
 
@@ -94,12 +107,11 @@ def _found(obj, root: str, lower_name: str, suffix: str) -> dict | None:
     """What the joined network says of its chain, read before anything changes; None when its
     chain bones cannot be found (then the network is left alone: Remove cannot reach it either)."""
     bones = obj.pose.bones
-    old = _old_parts(lower_name, suffix, "")
-    pair = _chain_bones(obj, old)
-    if pair is None:
+    old = _old_parts(obj, lower_name, suffix)
+    pair = _chain_bones(obj, old) if old is not None else None
+    if old is None or pair is None:
         return None
     upper, lower = pair
-    old = _old_parts(lower_name, suffix, bones[upper].constraints[spec.OUTPUT].subtarget)
     if any(bones.get(name) is None for name in (old.target, old.pole)):
         return None
     end = next(

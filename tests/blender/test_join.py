@@ -11,9 +11,13 @@ import json
 import bpy
 import pytest
 from blender_rig import (
+    BASE_SHIN,
+    BASE_THIGH,
     add_chain_at,
     exited_cleanly,
     expected_world,
+    leg_bones,
+    make_armature,
     make_leg_with_foot,
     package,
     run_blender,
@@ -75,6 +79,30 @@ def test_update_mechanism_makes_joined_networks_chains_again(scene, capfd):
         assert _miss(obj, chain) < TOLERANCE * 2.0, chain.name
     assert obj.pose.bones["shin.001"].constraints["Two-Bone IK"].subtarget == "MCH-IK-shin.001"
     assert obj.pose.bones["thigh"].constraints["Two-Bone IK"].subtarget == "MCH-IK-thigh"
+
+
+def test_joined_legs_whose_names_end_in_a_number_are_both_chains(scene):
+    """Join renames a numbered bone by its number (``shin.001`` to ``shin.002``, and the solved
+    ``MCH-IK-shin.001`` likewise), not by a suffix: Update Mechanism still finds the joined network's
+    chain bones, and both legs are chains that solve."""
+    legs = []
+    for name, x in (("A", 0.0), ("B", 2.0)):
+        obj = make_armature(name, leg_bones(BASE_THIGH, BASE_SHIN[1], (0, 2, 0.4), suffix=".001"))
+        obj.location.x = x
+        add_chain_at(obj, controls="EMPTIES", upper="thigh.001", lower="shin.001")
+        legs.append(obj)
+    _join(*legs)
+    obj = legs[0]
+    with bpy.context.temp_override(active_object=obj, object=obj):
+        assert bpy.ops.pose.two_bone_ik_update_mechanism() == {"FINISHED"}
+    assert [chain.lower_bone for chain in obj.two_bone_ik.chains] == ["shin.001", "shin.002"]
+    assert package().chain.adopt.orphans(obj) == []
+    for chain, offset in zip(obj.two_bone_ik.chains, ((0.3, 0.4, 0.5), (2.2, -0.3, 0.6)), strict=True):
+        chain.target.matrix_world.translation = offset
+    bpy.context.view_layer.update()
+    for chain in obj.two_bone_ik.chains:
+        assert chain.state == "OK", chain.status
+        assert _miss(obj, chain) < TOLERANCE * 2.0, chain.name
 
 
 def test_the_command_line_names_joined_networks_of_no_chain(scene, tmp_path):
