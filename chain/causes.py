@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Why a chain is off its solve, in words for its status: Blender's IK over it, a turned-on
-Controls IK, a stopped driver, other constraints, scale, a far twist, parts added to the network,
-a tie float32 may break, or an edited network."""
+Controls IK, a stopped driver, a setting not yet evaluated, other constraints, scale, a far twist,
+parts added to the network, a tie float32 may break, or an edited network."""
 
 from __future__ import annotations
+
+import bpy
 
 from ..network import health, layout, naming, spec
 from . import memo, settings
@@ -43,6 +45,27 @@ def stopped_driver(obj, chain) -> str:
     return ""
 
 
+def unevaluated_setting(obj, chain) -> str:
+    """The chain's setting or roll whose custom property differs from the value Blender last
+    evaluated ('' when none): a script wrote it, which tags nothing, so the drivers have not read
+    it. Reads the view layer's depsgraph as it is (evaluating nothing)."""
+    bone, keys = settings.holder(chain)
+    view_layer = getattr(bpy.context, "view_layer", None)
+    depsgraph = view_layer.depsgraph if view_layer is not None else None  # None until first evaluated
+    if bone is None or depsgraph is None:
+        return ""
+    evaluated = obj.evaluated_get(depsgraph)
+    evaluated_bone = evaluated.pose.bones.get(bone.name) if evaluated.pose is not None else None
+    if evaluated_bone is None or evaluated_bone == bone:
+        return ""
+    for name, key in keys.items():
+        now = layout.number(bone.get(key))
+        then = layout.number(evaluated_bone.get(key))
+        if now != then and not (now != now and then != then):  # NaN on both sides is the same
+            return name
+    return ""
+
+
 def off_solve_cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
     """What most likely moves a chain off its solve, in words; ``tie``: the solve is at a tie of the
     degenerate rules (the pole on the line, the end at the root), which float32 may break."""
@@ -61,6 +84,13 @@ def off_solve_cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
     stopped = stopped_driver(obj, chain)
     if stopped:
         return f"Blender stopped its network's driver {stopped}: run Pose > Two-Bone IK > Update Mechanism"
+    unevaluated = unevaluated_setting(obj, chain)
+    if unevaluated:
+        own = f", or set chain.{unevaluated}" if unevaluated in settings.DEFAULTS else ""
+        return (
+            f"its {unevaluated.replace('_', ' ')} was set since Blender last evaluated the rig (a custom "
+            f"property set from Python updates nothing): call obj.update_tag(){own}"
+        )
     bones = obj.pose.bones
     for name in (upper.name, lower.name):
         if acting_around(bones[name])[1]:  # an acting IK was named above

@@ -14,6 +14,7 @@ import pytest
 from blender_rig import (
     add_chain,
     assert_close,
+    base_rig,
     expected_world,
     leg_with_chain,
     make_armature,
@@ -345,3 +346,20 @@ def test_end_rotation_turned_off_on_one_chain_leaves_the_next_chains_drivers_wor
     for chain in obj.two_bone_ik.chains:
         assert chain.state == "OK", chain.status
         assert solve_miss(obj, chain) < TOLERANCE
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "named"), [("IK Twist", 0.4, "twist"), ("IK Influence", 0.5, "influence")]
+)
+def test_a_setting_a_script_wrote_without_an_update_is_named(scene, key, value, named):
+    """A custom property set from Python tags nothing, so the drivers have not read it: the status
+    names the setting and the remedy, not an edited network; after obj.update_tag() all is well."""
+    obj, chain = base_rig()
+    obj.pose.bones["shin"][key] = value
+    bpy.context.view_layer.update()
+    assert chain.state == "OFF_TARGET"
+    assert f"its {named} was set since Blender last evaluated the rig" in chain.status
+    assert "obj.update_tag()" in chain.status and "network was edited" not in chain.status
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    assert chain.state == "OK", chain.status
