@@ -10,6 +10,7 @@ Examples (run ``blender --command two_bone_ik --help`` for every option)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
@@ -281,12 +282,32 @@ def _format(rows, kind: str) -> str:
     return text.getvalue()
 
 
+@contextlib.contextmanager
+def _blender_lines_to_stderr(moved: bool):
+    """With ``moved``, what is printed to standard output meanwhile (Blender's own lines: the file it
+    reads, its warnings) goes to standard error, so that a report written to standard output after
+    it is the report alone."""
+    if not moved:
+        yield
+        return
+    sys.stdout.flush()
+    kept = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(kept, 1)
+        os.close(kept)
+
+
 def _report(arguments) -> int:
     output = _output_path(arguments.output, _input_path(arguments)) if arguments.output else None
-    _open(arguments.blend)
-    context = bpy.context
-    frames = _frame_range(context.scene, arguments)
-    rows = report_rows(context, frames, _chains(context.scene, arguments, enabled_only=False))
+    with _blender_lines_to_stderr(moved=not output):
+        _open(arguments.blend)
+        context = bpy.context
+        frames = _frame_range(context.scene, arguments)
+        rows = report_rows(context, frames, _chains(context.scene, arguments, enabled_only=False))
     text = _format(rows, arguments.format)
     if output:
         try:

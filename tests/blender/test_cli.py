@@ -354,6 +354,10 @@ def test_command_from_a_checkout_runs_as_the_readme_says(scene, tmp_path):
     with open(report, newline="", encoding="utf-8") as file:
         rows = [(row["chain"], row["frame"], row["reachable"]) for row in csv.DictReader(file)]
     assert rows == [("shin", "3", "True"), ("spare", "3", ""), ("shin", "4", "False"), ("spare", "4", "")]
+    # To standard output, the report alone: Blender's own lines (the file it reads) go to stderr.
+    shown = command("report", rig, "--start", "3", "--end", "4")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == report.read_text(encoding="utf-8")
     failed = command("bake", rig, "--start", "x")
     assert failed.returncode == 1
     assert (
