@@ -102,11 +102,12 @@ run it after adding chains by script or changing their bones"""
                     f"Chain '{name}': Blender's IK {', '.join(iks)} still poses its bones (a rebuild "
                     "cannot change that): mute it to use the chain",
                 )
-        self._report_build(skipped, added, followed, moved, parked, len(chains))
+        self._report_build(skipped, added, followed, moved, parked, len(chains), len(adopted))
         return {"FINISHED"}
 
-    def _report_build(self, skipped, added, followed, moved, parked, built: int) -> None:
-        """What a rebuild did, beside what it could not do."""
+    def _report_build(self, skipped, added, followed, moved, parked, built: int, made: int) -> None:
+        """What a rebuild did, beside what it could not do; ``made`` chains were made (and built)
+        before it, and said so."""
         if skipped:
             self.report({"WARNING"}, "Skipped " + "; ".join(skipped))
         if added:
@@ -125,7 +126,8 @@ run it after adding chains by script or changing their bones"""
                 f"bones, where they make no dependency cycle (Remove moves them back): {', '.join(parked)}",
             )
         if built:
-            self.report({"INFO"}, f"Updated the network of {built} chain(s)")
+            besides = f", besides the {made} made above" if made else ""
+            self.report({"INFO"}, f"Updated the network of {built} chain(s){besides}")
 
     def _library_bones(self, obj, chains, skipped: list[str], followed: list[str], reason: str) -> set[str]:
         """On an armature whose bones come from a library (an override), whose networks are the
