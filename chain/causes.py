@@ -86,10 +86,10 @@ def off_solve_cause(obj, chain, upper, lower, scale, tie: bool = False) -> str:
         return f"Blender stopped its network's driver {stopped}: run Pose > Two-Bone IK > Update Mechanism"
     unevaluated = unevaluated_setting(obj, chain)
     if unevaluated:
-        own = f", or set chain.{unevaluated}" if unevaluated in settings.DEFAULTS else ""
         return (
-            f"its {unevaluated.replace('_', ' ')} was set since Blender last evaluated the rig (a custom "
-            f"property set from Python updates nothing): call obj.update_tag(){own}"
+            f"its {unevaluated.replace('_', ' ')} changed since Blender last evaluated the rig: a script "
+            "updates it with bpy.context.view_layer.update(), after obj.update_tag() when it wrote the "
+            "custom property itself (which tags nothing)"
         )
     bones = obj.pose.bones
     for name in (upper.name, lower.name):

@@ -3,9 +3,9 @@
 
 import bpy
 
-from .commands import COMMAND, execute
+from .commands import COMMAND, execute, run
 
-__all__ = ("COMMAND", "execute", "register", "unregister")
+__all__ = ("COMMAND", "execute", "register", "run", "unregister")
 
 _handle = None
 
@@ -15,7 +15,7 @@ def register() -> None:
     an earlier registration of ours (a reload) is removed first."""
     global _handle
     unregister()
-    _handle = bpy.utils.register_cli_command(COMMAND, execute)
+    _handle = bpy.utils.register_cli_command(COMMAND, run)
 
 
 def unregister() -> None:

@@ -125,6 +125,17 @@ def execute(argv: list[str]) -> int:
         return 1
 
 
+def run(argv: list[str]) -> int:
+    """The command as a process runs it (``blender --command``, ``tools/two-bone-ik``):
+    :func:`execute`, then what the process prints until it exits (Blender's own lines at exit, such
+    as its unfreed-memory count) goes to standard error, so that standard output holds the
+    command's output alone."""
+    status = execute(argv)
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    return status
+
+
 def _open(path: str | None) -> None:
     if not path:
         return

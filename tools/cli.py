@@ -27,7 +27,7 @@ from blender_rig import enable_extension, package  # noqa: E402
 
 def main(argv: list[str]) -> int:
     enable_extension(REPO)
-    return package().cli.execute(argv)
+    return package().cli.run(argv)
 
 
 if __name__ == "__main__":

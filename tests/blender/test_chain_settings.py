@@ -358,7 +358,7 @@ def test_a_setting_a_script_wrote_without_an_update_is_named(scene, key, value, 
     obj.pose.bones["shin"][key] = value
     bpy.context.view_layer.update()
     assert chain.state == "OFF_TARGET"
-    assert f"its {named} was set since Blender last evaluated the rig" in chain.status
+    assert f"its {named} changed since Blender last evaluated the rig" in chain.status
     assert "obj.update_tag()" in chain.status and "network was edited" not in chain.status
     obj.update_tag()
     bpy.context.view_layer.update()

@@ -366,3 +366,34 @@ def test_command_from_a_checkout_runs_as_the_readme_says(scene, tmp_path):
     )
     bpy.ops.wm.open_mainfile(filepath=str(baked))
     assert [len(fcurve.keyframe_points) for fcurve in fcurves(bpy.data.objects["Leg"])] == [3] * 8
+
+
+def test_report_to_standard_output_is_the_report_alone_until_exit(scene, tmp_path):
+    """A file whose library is gone makes Blender print an unfreed-memory line when the process
+    exits, after the command: it goes to standard error, and standard output parses as JSON."""
+    import subprocess
+    import sys
+
+    library, rig = tmp_path / "library.blend", tmp_path / "rig.blend"
+    props = bpy.data.collections.new("Props")
+    bpy.context.scene.collection.children.link(props)
+    props.objects.link(make_armature("Prop", [("bone", (0, 0, 0), (0, 1, 0), None, False)]))
+    bpy.ops.wm.save_as_mainfile(filepath=str(library), copy=True)
+    bpy.data.collections.remove(props)
+    save_base_rig(rig)
+    bpy.ops.wm.open_mainfile(filepath=str(rig))
+    with bpy.data.libraries.load(str(library), link=True) as (_, linked):
+        linked.collections = ["Props"]
+    bpy.context.scene.collection.children.link(linked.collections[0])
+    bpy.ops.wm.save_mainfile()
+    library.unlink()
+    tool = [os.path.join(os.path.dirname(__file__), "..", "..", "tools", "two-bone-ik")]
+    done = subprocess.run(
+        ["bash", *tool, "report", str(rig), "--start", "1", "--end", "1", "--format", "json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TWO_BONE_IK_PYTHON": sys.executable},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [row["chain"] for row in json.loads(done.stdout)] == ["shin"]
