@@ -5,6 +5,8 @@ parts added to the network, a tie float32 may break, or an edited network."""
 
 from __future__ import annotations
 
+import math
+
 import bpy
 
 from ..network import health, layout, naming, spec
@@ -61,7 +63,7 @@ def unevaluated_setting(obj, chain) -> str:
     for name, key in keys.items():
         now = layout.number(bone.get(key))
         then = layout.number(evaluated_bone.get(key))
-        if now != then and not (now != now and then != then):  # NaN on both sides is the same
+        if now != then and not (math.isnan(now) and math.isnan(then)):
             return name
     return ""
 

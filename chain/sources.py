@@ -55,14 +55,16 @@ def _moves_with(obj, chain, source, bone_name: str) -> bool:
     """Whether ``source`` (or its bone ``bone_name``) follows the chain's upper bone or the part of
     its network that follows the target (through parenting, constraints, drivers or a deformed
     mesh): a cycle, the chain would chase its own target."""
-    names = naming.chain_parts(chain)
-    moving = {getattr(names, field) for field in spec.MOVING_WITH_TARGET}
-    moving |= {bone for _, bone in outputs.slots(obj, chain)}
+
+    def walk() -> bool:
+        names = naming.chain_parts(chain)
+        moving = {getattr(names, field) for field in spec.MOVING_WITH_TARGET}
+        moving |= {bone for _, bone in outputs.slots(obj, chain)}
+        return any(armature == obj and name in moving for armature, name in follows(source, bone_name))
+
     # A question of the rig's relations alone: the panel keeps its answer until they change.
     key = ("moves with", obj.session_uid, chain.upper_bone, chain.lower_bone, source.session_uid, bone_name)
-    return memo.relations_scoped(
-        key, lambda: any(armature == obj and name in moving for armature, name in follows(source, bone_name))
-    )
+    return memo.relations_scoped(key, walk)
 
 
 def check_sources(chain) -> None:

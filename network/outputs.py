@@ -36,8 +36,8 @@ def chain_outputs(obj, chain, rows: tuple[spec.Output, ...] = spec.OUTPUTS) -> l
 
 
 def slots(obj, chain) -> list[tuple[str, str]]:
-    """(slot, bone name) of each bone the chain poses (:data:`.spec.POSING`), once each."""
-    return list({row.slot: bone for bone, row in chain_outputs(obj, chain, spec.POSING)}.items())
+    """(slot, bone name) of each bone the chain poses (:data:`.spec.POSING`: one row a slot)."""
+    return [(row.slot, bone) for bone, row in chain_outputs(obj, chain, spec.POSING)]
 
 
 def holders(obj, chain, row: spec.Output) -> list[str]:

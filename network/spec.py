@@ -326,7 +326,6 @@ OUTPUTS: tuple[Output, ...] = (
 COPY_UPPER, COPY_LOWER, END_ROTATION, CONTROLS = OUTPUTS
 # The chain's constraints that pose its bones (a muted one poses nothing).
 POSING = tuple(output for output in OUTPUTS if output.influence is not None)
-OUTPUT_NAMES = frozenset(output.name for output in OUTPUTS)
 
 # The constraints on each network bone (field -> names), and the drivers (field -> (channel, index)).
 OWN_CONSTRAINTS = {
